@@ -1,0 +1,164 @@
+/* The two loop structures of SPEC A.1 around every canary kernel. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "canary/canary.h"
+#include "infra/fatal.h"
+#include "infra/progress.h"
+#include "infra/rng.h"
+
+#define MIB (1024.0 * 1024.0)
+
+double canary_value(const canary_kernel_t *k, void *state, double seconds)
+{
+    double per = k->per_iteration(state);
+    if (k->higher_is_better)
+        return per / (seconds * MIB);
+    return 1.0e6 * seconds / per;
+}
+
+void canary_ring(unsigned long long seed, int slice_index, int r, int natural, int n,
+                 int *order)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    if (natural)
+        return;
+    rng_t rng;
+    rng_init(&rng, rng_seed_mix(seed, (uint64_t)slice_index, (uint64_t)r));
+    rng_shuffle(&rng, order, n);
+}
+
+/* The timeout agreement of every measurement also carries the previous
+ * measurement's bulk values, so Avg(Worst) costs no extra message and no
+ * per-measurement storage: MIN of v for bandwidth (worst = lowest), MIN of
+ * -v for latency (worst = highest). Entry 0 is the elapsed time (MIN: the
+ * test ends once every rank has passed the limit). */
+static double agree(double elapsed, double *pending, int n_pending, int higher_is_better,
+                    MPI_Comm test_comm, stats_acc_t *acc)
+{
+    pending[0] = elapsed;
+    MPI_Allreduce(MPI_IN_PLACE, pending, n_pending + 1, MPI_DOUBLE, MPI_MIN, test_comm);
+    for (int r = 1; r <= n_pending; r++) {
+        if (isinf(pending[r]))
+            continue;
+        acc->worst_sum += higher_is_better ? pending[r] : -pending[r];
+        acc->worst_count += 1.0;
+        pending[r] = INFINITY;
+    }
+    return pending[0];
+}
+
+static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, double limit,
+                      MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                      unsigned long long ring_seed, stats_acc_t *acc)
+{
+    int me, n;
+    MPI_Comm_rank(slice, &me);
+    MPI_Comm_size(slice, &n);
+    int *order = xmalloc(sizeof(int) * (size_t)n);
+    int *left = xmalloc(sizeof(int) * (size_t)lim.rings);
+    int *right = xmalloc(sizeof(int) * (size_t)lim.rings);
+    /* Rings are fixed for the whole test: compute them once, outside the
+     * timed region. */
+    for (int r = 0; r < lim.rings; r++) {
+        canary_ring(ring_seed, slice_index, r, k->loop == LOOP_NATURAL_RING, n, order);
+        int pos = 0;
+        while (order[pos] != me)
+            pos++;
+        left[r] = order[(pos - 1 + n) % n];
+        right[r] = order[(pos + 1) % n];
+    }
+    free(order);
+
+    double *pending = xmalloc(sizeof(double) * ((size_t)lim.rings + 1));
+    for (int r = 0; r <= lim.rings; r++)
+        pending[r] = INFINITY;
+    int iters = lim.iterations;
+    double t0 = MPI_Wtime();
+    long m;
+    for (m = 0; m < lim.measurements; m++) {
+        double elapsed = agree(MPI_Wtime() - t0, pending, lim.rings, k->higher_is_better,
+                               test_comm, acc);
+        progress_heartbeat(elapsed);
+        if (elapsed >= limit) {
+            acc->timed_out = 1.0;
+            break;
+        }
+        for (int r = 0; r < lim.rings; r++) {
+            if (k->ring_begin)
+                k->ring_begin(state, left[r], right[r]);
+            MPI_Barrier(test_comm);
+            double bt1 = 0.0;
+            for (int i = -lim.warmup; i < iters; i++) {
+                if (i == 0)
+                    bt1 = MPI_Wtime();
+                double t1 = MPI_Wtime();
+                k->iterate(state, left[r], right[r]);
+                if (i >= 0)
+                    stats_add_sample(acc, canary_value(k, state, MPI_Wtime() - t1));
+            }
+            double bulk = canary_value(k, state, (MPI_Wtime() - bt1) / iters);
+            stats_add_bulk(acc, bulk);
+            pending[r + 1] = k->higher_is_better ? bulk : -bulk;
+            MPI_Barrier(slice);
+            if (k->ring_end)
+                k->ring_end(state, left[r], right[r]);
+        }
+    }
+    acc->measurements = (double)m;
+    /* The last measurement's worst values have not travelled yet. */
+    agree(0.0, pending, lim.rings, k->higher_is_better, test_comm, acc);
+    free(pending);
+    free(left);
+    free(right);
+}
+
+static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t lim,
+                            double limit, MPI_Comm slice, MPI_Comm test_comm, stats_acc_t *acc)
+{
+    int n;
+    MPI_Comm_size(slice, &n);
+    int iters = k->iterations_for ? k->iterations_for(lim.iterations, n) : lim.iterations;
+    double t0 = MPI_Wtime(), bulk_time = 0.0;
+    long m, total_iters = 0;
+    for (m = 0; m < lim.measurements; m++) {
+        double elapsed = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MIN, test_comm);
+        progress_heartbeat(elapsed);
+        if (elapsed >= limit) {
+            acc->timed_out = 1.0;
+            break;
+        }
+        double bt1 = 0.0;
+        for (int i = -lim.warmup; i < iters; i++) {
+            if (i == 0)
+                bt1 = MPI_Wtime();
+            double t1 = MPI_Wtime();
+            k->iterate(state, -1, -1);
+            if (i >= 0)
+                stats_add_sample(acc, canary_value(k, state, MPI_Wtime() - t1));
+        }
+        bulk_time += MPI_Wtime() - bt1;
+        total_iters += iters;
+    }
+    acc->measurements = (double)m;
+    /* As the reference: one bulk value per rank over the whole test. */
+    if (total_iters > 0)
+        stats_add_bulk(acc, canary_value(k, state, bulk_time / (double)total_iters));
+    MPI_Barrier(test_comm);
+}
+
+void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
+                    MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                    unsigned long long ring_seed, stats_acc_t *acc)
+{
+    stats_init(acc);
+    void *state = k->setup(slice);
+    if (k->loop == LOOP_COLLECTIVE) {
+        collective_loop(k, state, limits, time_limit, slice, test_comm, acc);
+    } else {
+        ring_loop(k, state, limits, time_limit, slice, slice_index, test_comm, ring_seed, acc);
+    }
+    k->teardown(state);
+}

@@ -1,0 +1,59 @@
+/* RR Put BW (131072 B): 8 MPI_Put of 128 KiB to each ring neighbour, then
+ * flush both; passive target with shared locks held for the ring. */
+#include <stdlib.h>
+
+#include "canary/canary.h"
+#include "canary/ring_buffers.h"
+#include "infra/fatal.h"
+#include "infra/rma_window.h"
+
+static void *setup(MPI_Comm slice)
+{
+    ring_state_t *s = xcalloc(1, sizeof(*s));
+    s->comm = slice;
+    s->send = xcalloc(2, BW_MSG_BYTES);
+    /* Each put lands in its own slot: [from left x 8][from right x 8]. */
+    MPI_Aint bytes = (MPI_Aint)2 * BW_OUTSTANDING * BW_MSG_BYTES;
+    rma_window_allocate(bytes, 1, slice, &s->win_base, &s->win);
+    MPI_Barrier(slice);
+    return s;
+}
+
+static void teardown(void *state)
+{
+    ring_state_t *s = state;
+    MPI_Win_free(&s->win);
+    free(s->send);
+    free(s);
+}
+
+static void iterate(void *state, int left, int right)
+{
+    ring_state_t *s = state;
+    for (int j = 0; j < BW_OUTSTANDING; j++) {
+        /* To my right I am its left neighbour, and the other way round. */
+        MPI_Put(s->send, BW_MSG_BYTES, MPI_BYTE, right, (MPI_Aint)j * BW_MSG_BYTES, BW_MSG_BYTES,
+                MPI_BYTE, s->win);
+        MPI_Put(s->send + BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, left,
+                (MPI_Aint)(BW_OUTSTANDING + j) * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, s->win);
+    }
+    MPI_Win_flush(left, s->win);
+    MPI_Win_flush(right, s->win);
+}
+
+static double per_iteration(void *state) { return 2.0 * BW_OUTSTANDING * BW_MSG_BYTES; }
+
+const canary_kernel_t rr_put_bw = {
+    .id = "rr_put_bw",
+    .name = "RR Put BW (131072 B)",
+    .unit = "MiB/s/rank",
+    .higher_is_better = 1,
+    .loop = LOOP_RANDOM_RING,
+    .limits = {10000, 30, 8, 1},
+    .setup = setup,
+    .teardown = teardown,
+    .ring_begin = ring_lock_neighbours,
+    .ring_end = ring_unlock_neighbours,
+    .iterate = iterate,
+    .per_iteration = per_iteration,
+};

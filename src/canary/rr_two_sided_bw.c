@@ -1,0 +1,79 @@
+/* RR Two-sided BW, RR Two-sided BW+Sync and Nat Two-sided BW (131072 B):
+ * 8 messages of 128 KiB in flight to and from each ring neighbour. The three
+ * differ only in the ring and in a barrier inside the timed region, so they
+ * share this file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "canary/canary.h"
+#include "canary/ring_buffers.h"
+#include "infra/fatal.h"
+
+static ring_state_t *alloc_state(MPI_Comm slice, int sync)
+{
+    ring_state_t *s = xcalloc(1, sizeof(*s));
+    s->comm = slice;
+    s->sync = sync;
+    s->send = xcalloc(2, BW_MSG_BYTES);
+    s->recv = xcalloc(2 * BW_OUTSTANDING, BW_MSG_BYTES);
+    s->req = xcalloc(4 * BW_OUTSTANDING, sizeof(MPI_Request));
+    return s;
+}
+
+static void *setup(MPI_Comm slice) { return alloc_state(slice, 0); }
+static void *setup_sync(MPI_Comm slice) { return alloc_state(slice, 1); }
+
+static void teardown(void *state)
+{
+    ring_state_t *s = state;
+    free(s->send);
+    free(s->recv);
+    free(s->req);
+    free(s);
+}
+
+static void iterate(void *state, int left, int right)
+{
+    ring_state_t *s = state;
+    const int n = BW_OUTSTANDING;
+    for (int j = 0; j < n; j++) {
+        MPI_Irecv(s->recv + (size_t)j * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, left,
+                  TAG_FROM_LEFT, s->comm, &s->req[j]);
+        MPI_Irecv(s->recv + (size_t)(n + j) * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, right,
+                  TAG_FROM_RIGHT, s->comm, &s->req[n + j]);
+    }
+    for (int j = 0; j < n; j++) {
+        MPI_Isend(s->send, BW_MSG_BYTES, MPI_BYTE, left, TAG_FROM_RIGHT, s->comm,
+                  &s->req[2 * n + j]);
+        MPI_Isend(s->send + BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, right, TAG_FROM_LEFT,
+                  s->comm, &s->req[3 * n + j]);
+    }
+    MPI_Waitall(4 * n, s->req, MPI_STATUSES_IGNORE);
+    if (s->sync)
+        MPI_Barrier(s->comm);
+}
+
+/* Bytes this rank sends per iteration: 8 messages to each of 2 neighbours. */
+static double per_iteration(void *state) { return 2.0 * BW_OUTSTANDING * BW_MSG_BYTES; }
+
+#define TWO_SIDED_BW(var, id_, name_, loop_, setup_, canary_) \
+    const canary_kernel_t var = {                              \
+        .id = id_,                                             \
+        .name = name_,                                         \
+        .unit = "MiB/s/rank",                                  \
+        .higher_is_better = 1,                                 \
+        .loop = loop_,                                         \
+        .limits = {10000, 30, 8, 1},                           \
+        .load_canary = canary_,                                \
+        .setup = setup_,                                       \
+        .teardown = teardown,                                  \
+        .iterate = iterate,                                    \
+        .per_iteration = per_iteration,                        \
+    }
+
+TWO_SIDED_BW(rr_two_sided_bw, "rr_two_sided_bw", "RR Two-sided BW (131072 B)",
+             LOOP_RANDOM_RING, setup, 0);
+TWO_SIDED_BW(rr_two_sided_bw_sync, "rr_two_sided_bw_sync", "RR Two-sided BW+Sync (131072 B)",
+             LOOP_RANDOM_RING, setup_sync, 1);
+TWO_SIDED_BW(nat_two_sided_bw, "nat_two_sided_bw", "Nat Two-sided BW (131072 B)",
+             LOOP_NATURAL_RING, setup, 0);

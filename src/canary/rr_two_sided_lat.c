@@ -1,0 +1,48 @@
+/* RR Two-sided Lat (8 B): exchange one double with both ring neighbours. */
+#include <stdlib.h>
+
+#include "canary/canary.h"
+#include "canary/ring_buffers.h"
+#include "infra/fatal.h"
+
+typedef struct {
+    MPI_Comm comm;
+    double buf[4];
+    MPI_Request req[4];
+} lat_state_t;
+
+static void *setup(MPI_Comm slice)
+{
+    lat_state_t *s = xcalloc(1, sizeof(*s));
+    s->comm = slice;
+    return s;
+}
+
+static void teardown(void *state) { free(state); }
+
+static void iterate(void *state, int left, int right)
+{
+    lat_state_t *s = state;
+    MPI_Irecv(&s->buf[0], 1, MPI_DOUBLE, left, TAG_FROM_LEFT, s->comm, &s->req[0]);
+    MPI_Irecv(&s->buf[1], 1, MPI_DOUBLE, right, TAG_FROM_RIGHT, s->comm, &s->req[1]);
+    MPI_Isend(&s->buf[2], 1, MPI_DOUBLE, left, TAG_FROM_RIGHT, s->comm, &s->req[2]);
+    MPI_Isend(&s->buf[3], 1, MPI_DOUBLE, right, TAG_FROM_LEFT, s->comm, &s->req[3]);
+    MPI_Waitall(4, s->req, MPI_STATUSES_IGNORE);
+}
+
+/* One iteration is two latencies: one per neighbour. */
+static double per_iteration(void *state) { return 2.0; }
+
+const canary_kernel_t rr_two_sided_lat = {
+    .id = "rr_two_sided_lat",
+    .name = "RR Two-sided Lat (8 B)",
+    .unit = "usec",
+    .higher_is_better = 0,
+    .loop = LOOP_RANDOM_RING,
+    .limits = {10000, 30, 200, 200},
+    .load_canary = 1,
+    .setup = setup,
+    .teardown = teardown,
+    .iterate = iterate,
+    .per_iteration = per_iteration,
+};

@@ -1,0 +1,45 @@
+/* Congestor kernels: the interface and the table of all of them.
+ *
+ * All use 4 KiB messages (SPEC A.4) except DL Allreduce. A new congestor is
+ * one small file plus one entry in congestor_table.c. */
+#ifndef GPCNET_CONGESTOR_H
+#define GPCNET_CONGESTOR_H
+
+#include <mpi.h>
+
+#include "infra/stats.h"
+
+#define CONGESTOR_DOUBLES 512 /* 4 KiB */
+#define CONGESTOR_BASE_ITERATIONS 512
+#define CONGESTOR_MEASUREMENTS 256
+
+typedef struct congestor_kernel {
+    const char *id;   /* option and JSON name */
+    const char *name; /* as printed */
+    int default_mix;  /* one of the four of the default mix */
+    /* Iterations per measurement on a communicator of n ranks. */
+    int (*iterations_for)(int base, int n);
+    void *(*setup)(MPI_Comm comm);
+    void (*teardown)(void *state);
+    void (*pass_begin)(void *state); /* NULL when not needed */
+    void (*pass_end)(void *state);
+    void (*iterate)(void *state);
+    /* Bytes this rank moves per iteration for its bandwidth; 0 when the rank
+     * reports nothing (the root of an incast or broadcast). */
+    double (*bytes_per_iteration)(void *state);
+} congestor_kernel_t;
+
+extern const congestor_kernel_t *const congestor_kernels[];
+extern const int congestor_kernel_count;
+
+/* 512 up to 32 ranks, then max(1, 512 * 32 / n). */
+int congestor_scaled_iterations(int base, int n);
+
+/* One pass: up to `measurements` measurements of `iterations` iterations,
+ * ended early once any rank of comm passes the time limit (agreed with a
+ * non-blocking reduction so the load stays steady). With acc, the pass is
+ * measured (samples and one bulk value per rank). */
+void congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
+                    int iterations, double time_limit, stats_acc_t *acc);
+
+#endif

@@ -1,0 +1,58 @@
+#include "congestor/congestor_state.h"
+
+#include <stdlib.h>
+
+#include "congestor/congestor.h"
+#include "infra/fatal.h"
+#include "infra/rma_window.h"
+
+congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_t recv_doubles)
+{
+    congestor_state_t *s = xcalloc(1, sizeof(*s));
+    s->comm = comm;
+    MPI_Comm_rank(comm, &s->rank);
+    MPI_Comm_size(comm, &s->n);
+    s->send = xcalloc(send_doubles, sizeof(double));
+    s->recv = xcalloc(recv_doubles, sizeof(double));
+    s->req = xcalloc((size_t)s->n, sizeof(MPI_Request));
+    s->win = MPI_WIN_NULL;
+    return s;
+}
+
+void congestor_state_window(congestor_state_t *s, size_t win_doubles)
+{
+    rma_window_allocate((MPI_Aint)(win_doubles * sizeof(double)), sizeof(double), s->comm,
+                        &s->win_base, &s->win);
+    MPI_Barrier(s->comm);
+}
+
+void congestor_state_free(void *state)
+{
+    congestor_state_t *s = state;
+    if (s->win != MPI_WIN_NULL)
+        MPI_Win_free(&s->win);
+    free(s->send);
+    free(s->recv);
+    free(s->req);
+    free(s);
+}
+
+/* One-sided incast/broadcast hold a shared lock on the root for a pass. */
+void congestor_lock_root(void *state)
+{
+    congestor_state_t *s = state;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, s->win);
+}
+
+void congestor_unlock_root(void *state)
+{
+    congestor_state_t *s = state;
+    MPI_Win_unlock(0, s->win);
+}
+
+/* Incast and broadcast bandwidth: 4 KiB per iteration per non-root rank. */
+double congestor_bytes_if_not_root(void *state)
+{
+    congestor_state_t *s = state;
+    return s->rank == 0 ? 0.0 : CONGESTOR_DOUBLES * sizeof(double);
+}

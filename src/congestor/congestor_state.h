@@ -1,0 +1,26 @@
+/* State shared by the congestor kernels: communicator, rank, size, buffers
+ * and (for the one-sided ones) a window. */
+#ifndef GPCNET_CONGESTOR_STATE_H
+#define GPCNET_CONGESTOR_STATE_H
+
+#include <mpi.h>
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, n;
+    double *send, *recv;
+    MPI_Request *req;
+    MPI_Win win;
+    double *win_base;
+} congestor_state_t;
+
+/* send_doubles / recv_doubles may be 0. */
+congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_t recv_doubles);
+void congestor_state_free(void *state);
+/* Window of win_doubles on every rank (collective). */
+void congestor_state_window(congestor_state_t *s, size_t win_doubles);
+void congestor_lock_root(void *state);
+void congestor_unlock_root(void *state);
+double congestor_bytes_if_not_root(void *state);
+
+#endif

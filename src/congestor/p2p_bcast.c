@@ -1,0 +1,31 @@
+/* Two-sided Bcast (not in the default mix): the root sends 4 KiB to every
+ * other rank with MPI_Isend. */
+#include "congestor/congestor.h"
+#include "congestor/congestor_state.h"
+
+static void *setup(MPI_Comm comm)
+{
+    return congestor_state_new(comm, CONGESTOR_DOUBLES, CONGESTOR_DOUBLES);
+}
+
+static void iterate(void *state)
+{
+    congestor_state_t *s = state;
+    if (s->rank == 0) {
+        for (int i = 1; i < s->n; i++)
+            MPI_Isend(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, i, 987, s->comm, &s->req[i - 1]);
+        MPI_Waitall(s->n - 1, s->req, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Recv(s->recv, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, 987, s->comm, MPI_STATUS_IGNORE);
+    }
+}
+
+const congestor_kernel_t p2p_bcast = {
+    .id = "p2p_bcast",
+    .name = "Two-sided Bcast (4096 B)",
+    .iterations_for = congestor_scaled_iterations,
+    .setup = setup,
+    .teardown = congestor_state_free,
+    .iterate = iterate,
+    .bytes_per_iteration = congestor_bytes_if_not_root,
+};

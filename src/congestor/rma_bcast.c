@@ -1,0 +1,33 @@
+/* RMA Bcast (Get Bcast): every rank gets 4 KiB from the root's window, then
+ * flushes. */
+#include "congestor/congestor.h"
+#include "congestor/congestor_state.h"
+
+static void *setup(MPI_Comm comm)
+{
+    congestor_state_t *s = congestor_state_new(comm, 0, CONGESTOR_DOUBLES);
+    congestor_state_window(s, CONGESTOR_DOUBLES);
+    return s;
+}
+
+static void iterate(void *state)
+{
+    congestor_state_t *s = state;
+    if (s->rank == 0)
+        return;
+    MPI_Get(s->recv, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, 0, CONGESTOR_DOUBLES, MPI_DOUBLE, s->win);
+    MPI_Win_flush(0, s->win);
+}
+
+const congestor_kernel_t rma_bcast = {
+    .id = "rma_bcast",
+    .name = "Get Bcast (4096 B)",
+    .default_mix = 1,
+    .iterations_for = congestor_scaled_iterations,
+    .setup = setup,
+    .teardown = congestor_state_free,
+    .pass_begin = congestor_lock_root,
+    .pass_end = congestor_unlock_root,
+    .iterate = iterate,
+    .bytes_per_iteration = congestor_bytes_if_not_root,
+};

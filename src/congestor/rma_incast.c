@@ -1,0 +1,36 @@
+/* RMA Incast (Put Incast): every rank puts 4 KiB into its own slot of the
+ * root's window, then flushes. */
+#include "congestor/congestor.h"
+#include "congestor/congestor_state.h"
+
+static void *setup(MPI_Comm comm)
+{
+    int n;
+    MPI_Comm_size(comm, &n);
+    congestor_state_t *s = congestor_state_new(comm, CONGESTOR_DOUBLES, 0);
+    congestor_state_window(s, (size_t)n * CONGESTOR_DOUBLES);
+    return s;
+}
+
+static void iterate(void *state)
+{
+    congestor_state_t *s = state;
+    if (s->rank == 0)
+        return;
+    MPI_Put(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, (MPI_Aint)s->rank * CONGESTOR_DOUBLES,
+            CONGESTOR_DOUBLES, MPI_DOUBLE, s->win);
+    MPI_Win_flush(0, s->win);
+}
+
+const congestor_kernel_t rma_incast = {
+    .id = "rma_incast",
+    .name = "Put Incast (4096 B)",
+    .default_mix = 1,
+    .iterations_for = congestor_scaled_iterations,
+    .setup = setup,
+    .teardown = congestor_state_free,
+    .pass_begin = congestor_lock_root,
+    .pass_end = congestor_unlock_root,
+    .iterate = iterate,
+    .bytes_per_iteration = congestor_bytes_if_not_root,
+};

@@ -1,0 +1,77 @@
+/* Command-line options of both programs (SPEC B.1).
+ *
+ * Pure C, no MPI: every rank parses the same argv and reaches the same
+ * verdict, so a bad option ends every rank the same way without talking.
+ * Names of tests and congestors are checked against catalogues the caller
+ * passes in, so this file knows nothing about kernels. */
+#ifndef GPCNET_OPTIONS_H
+#define GPCNET_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPT_MAX_LIST 32
+#define OPT_PATH_MAX 4096
+
+typedef enum { PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST } program_t;
+
+typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
+
+typedef struct {
+    const char *const *ids; /* e.g. "rr_two_sided_lat" */
+    int count;
+} name_catalog_t;
+
+typedef struct {
+    program_t program;
+
+    uint64_t seed;        /* placement seed, when seed_given */
+    int seed_given;       /* 0: rank 0's clock (the reference default) */
+    uint64_t ring_seed;   /* base seed of the random rings */
+    int ring_seed_given;
+
+    double canary_fraction; /* load test: share of nodes running canaries */
+    int canary_fraction_given;
+
+    int n_congestors;                 /* 0: the default four */
+    int congestors[OPT_MAX_LIST];     /* indices into the congestor catalogue */
+    int congestor_weights[OPT_MAX_LIST];
+
+    int n_tests;                      /* 0: the default tests of the program */
+    int tests[OPT_MAX_LIST];          /* indices into the test catalogue */
+
+    double time_limit;                /* seconds per test */
+    int time_limit_given;
+
+    /* Loop-limit overrides for every selected test; -1 keeps Part A. */
+    long measurements, rings, iterations, warmup;
+    long congestor_measurements, congestor_iterations;
+
+    int verbose;
+    int quiet;
+    int force;                        /* overwrite existing output files */
+    int nics_per_node;
+
+    int emulate_ppn;                  /* > 0: every K consecutive ranks form a node */
+    int emulate_nodes;                /* > 0: split the ranks into N equal nodes */
+
+    double deadline;                  /* > 0: abort the whole job after this many seconds */
+
+    char output_dir[OPT_PATH_MAX];
+    char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */
+} options_t;
+
+void options_defaults(options_t *o, program_t program);
+
+/* Parse argv. On OPT_ERROR, err holds a one-line message (no usage). */
+opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,
+                           const name_catalog_t *tests, const name_catalog_t *congestors,
+                           char *err, size_t errlen);
+
+/* Usage text for the program, written into buf. */
+void options_usage(program_t program, const name_catalog_t *tests,
+                   const name_catalog_t *congestors, char *buf, size_t len);
+
+const char *program_name(program_t program);
+
+#endif

@@ -1,0 +1,14 @@
+/* Progress lines on stderr from world rank 0 (silenced by --quiet): a
+ * full-system run takes many minutes, and users must see it is alive. */
+#ifndef GPCNET_PROGRESS_H
+#define GPCNET_PROGRESS_H
+
+void progress_init(int enabled, double t0, int n_steps);
+/* A new step (test or phase) starts; counts towards n_steps. */
+void progress_step(const char *phase, const char *what, double time_limit);
+/* Called at every measurement with the seconds spent in the current test;
+ * prints at most every few seconds. Cheap when disabled. */
+void progress_heartbeat(double elapsed_in_test);
+void progress_note(const char *fmt, ...);
+
+#endif

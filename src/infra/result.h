@@ -1,0 +1,22 @@
+/* One table row: the statistics of one test (SPEC A.2), unrounded. */
+#ifndef GPCNET_RESULT_H
+#define GPCNET_RESULT_H
+
+#include "infra/histogram.h"
+
+typedef struct {
+    char test_id[32];
+    char name[64];
+    char unit[16];
+    int higher_is_better;
+    int has_data;
+    double avg, p99, p999, median, min, max, avg_worst;
+    int ranks;
+    long measurements;
+    int rings, iterations;
+    int timed_out;
+    double wall_s;
+    hist_t hist; /* merged fine-grained samples */
+} result_t;
+
+#endif

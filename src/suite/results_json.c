@@ -1,0 +1,294 @@
+#include "suite/results_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "infra/json_writer.h"
+#include "infra/node_lists.h"
+
+static void iso_time(char *buf, size_t len, time_t t)
+{
+    struct tm *tm = gmtime(&t);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", tm);
+}
+
+static void write_config(json_writer_t *w, const run_t *run)
+{
+    const options_t *o = &run->opt;
+    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
+    jw_object_begin(w, "config");
+    jw_bool(w, "official_default", run->official_default);
+    jw_array_begin(w, "non_default");
+    char names[sizeof(run->non_default)];
+    snprintf(names, sizeof(names), "%s", run->non_default);
+    for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
+        jw_string(w, NULL, tok);
+    jw_array_end(w);
+    jw_int(w, "seed", (long long)run->seed);
+    jw_string(w, "seed_source", run->seed_from_time ? "time" : "option");
+    jw_int(w, "ring_seed", (long long)o->ring_seed);
+    if (load)
+        jw_number(w, "canary_fraction", o->canary_fraction);
+    else
+        jw_null(w, "canary_fraction");
+    jw_array_begin(w, "congestors");
+    for (int i = 0; load && i < run->n_congestors; i++) {
+        jw_object_begin(w, NULL);
+        jw_string(w, "id", run->congestors[i]->id);
+        jw_string(w, "name", run->congestors[i]->name);
+        jw_int(w, "weight", run->weights[i]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    if (load) {
+        jw_int(w, "congestor_measurements", run->congestor_measurements);
+        jw_int(w, "congestor_iterations", run->congestor_iterations);
+    }
+    jw_array_begin(w, "tests");
+    for (int i = 0; i < run->n_tests; i++)
+        jw_string(w, NULL, run->tests[i]->id);
+    jw_array_end(w);
+    jw_number(w, "time_limit_s", o->time_limit);
+    jw_object_begin(w, "loops");
+    for (int i = 0; i < run->n_tests; i++) {
+        jw_object_begin(w, run->tests[i]->id);
+        jw_int(w, "measurements", run->limits[i].measurements);
+        jw_int(w, "rings", run->limits[i].rings);
+        jw_int(w, "iterations", run->limits[i].iterations);
+        jw_int(w, "warmup", run->limits[i].warmup);
+        jw_object_end(w);
+    }
+    jw_object_end(w);
+    jw_bool(w, "verbose", o->verbose);
+    jw_int(w, "nics_per_node", o->nics_per_node);
+    if (o->emulate_ppn || o->emulate_nodes) {
+        jw_object_begin(w, "emulated_nodes");
+        if (o->emulate_ppn)
+            jw_int(w, "ranks_per_node", o->emulate_ppn);
+        else
+            jw_int(w, "nodes", o->emulate_nodes);
+        jw_object_end(w);
+    } else {
+        jw_null(w, "emulated_nodes");
+    }
+    jw_string(w, "output_dir", o->output_dir);
+    jw_string(w, "json", run->json_path);
+    jw_object_end(w);
+}
+
+static void write_environment(json_writer_t *w, const run_t *run)
+{
+    jw_object_begin(w, "environment");
+    jw_string(w, "mpi_library", run->mpi_library);
+    jw_string(w, "mpi_standard", run->mpi_standard);
+    jw_int(w, "ranks", run->size);
+    jw_int(w, "nodes", run->nodes.n_nodes);
+    jw_int(w, "hosts", run->nodes.n_hosts);
+    jw_int(w, "ppn_min", run->nodes.ppn_min);
+    jw_int(w, "ppn_max", run->nodes.ppn_max);
+    jw_number(w, "pport", (double)run->nodes.ppn_max / run->opt.nics_per_node);
+    jw_string(w, "hostname", run->nodes.hostname);
+    jw_object_end(w);
+}
+
+static void node_names(json_writer_t *w, const char *key, const run_t *run, const int *ids, int n)
+{
+    jw_array_begin(w, key);
+    for (int i = 0; i < n; i++)
+        jw_string(w, NULL, run->nodes.names[ids[i]]);
+    jw_array_end(w);
+}
+
+static void write_placement(json_writer_t *w, const run_t *run)
+{
+    if (!run->have_placement) {
+        jw_null(w, "placement");
+        return;
+    }
+    const placement_t *p = &run->placement;
+    char path[OPT_PATH_MAX + 64];
+    jw_object_begin(w, "placement");
+    node_names(w, "all_nodes", run, p->order, p->n_nodes);
+    node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
+    node_names(w, "canary_nodes", run, p->order + p->n_congestor_nodes, p->n_canary_nodes);
+    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->n_congestors);
+    /* One group per (slice, kernel): the members of one congestor
+     * communicator, in node order of the shuffled list. */
+    jw_array_begin(w, "congestor_groups");
+    for (int s = 0; s < run->nodes.ppn_max; s++) {
+        for (int k = 0; k < run->n_congestors; k++) {
+            int members = 0;
+            for (int i = 0; i < p->n_congestor_nodes; i++) {
+                int node = p->order[i];
+                members += run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k;
+            }
+            if (!members)
+                continue;
+            jw_object_begin(w, NULL);
+            jw_int(w, "slice", s);
+            jw_string(w, "kernel", run->congestors[k]->id);
+            jw_array_begin(w, "nodes");
+            for (int i = 0; i < p->n_congestor_nodes; i++) {
+                int node = p->order[i];
+                if (run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k)
+                    jw_string(w, NULL, run->nodes.names[node]);
+            }
+            jw_array_end(w);
+            jw_object_end(w);
+        }
+    }
+    jw_array_end(w);
+    jw_object_begin(w, "node_list_files");
+    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_ALL);
+    jw_string(w, "all", path);
+    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_CONGESTORS);
+    jw_string(w, "congestors", path);
+    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_CANARIES);
+    jw_string(w, "canaries", path);
+    jw_object_end(w);
+    jw_object_end(w);
+}
+
+static void write_histogram(json_writer_t *w, const result_t *r)
+{
+    if (r->hist.count <= 0.0) {
+        jw_null(w, "histogram");
+        return;
+    }
+    jw_object_begin(w, "histogram");
+    jw_string(w, "scheme", "log-linear");
+    jw_int(w, "sub_buckets", HIST_SUB);
+    jw_number(w, "max_relative_error", HIST_MAX_RELATIVE_ERROR);
+    jw_string(w, "unit", r->unit);
+    jw_array_begin(w, "bins");
+    for (int b = 0; b < HIST_BUCKETS; b++) {
+        if (r->hist.bins[b] <= 0.0)
+            continue;
+        double lo, hi;
+        hist_bucket_edges(b, &lo, &hi);
+        /* The open-ended edge buckets are reported by the values seen. */
+        if (b == 0)
+            lo = r->hist.min;
+        if (b == HIST_BUCKETS - 1)
+            hi = r->hist.max;
+        jw_array_begin(w, NULL);
+        jw_number(w, NULL, lo);
+        jw_number(w, NULL, hi);
+        jw_int(w, NULL, (long long)r->hist.bins[b]);
+        jw_array_end(w);
+    }
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
+static void write_result(json_writer_t *w, const result_t *r)
+{
+    jw_object_begin(w, NULL);
+    jw_string(w, "test", r->test_id);
+    jw_string(w, "name", r->name);
+    jw_string(w, "unit", r->unit);
+    jw_string(w, "better", r->higher_is_better ? "higher" : "lower");
+    jw_number(w, "avg", r->avg);
+    jw_number(w, "p99", r->p99);
+    jw_number(w, "p999", r->p999);
+    jw_number(w, "median", r->median);
+    jw_number(w, "min", r->min);
+    jw_number(w, "max", r->max);
+    jw_number(w, "avg_worst", r->avg_worst);
+    jw_int(w, "samples", (long long)r->hist.count);
+    jw_int(w, "ranks", r->ranks);
+    jw_int(w, "measurements", r->measurements);
+    jw_int(w, "rings", r->rings);
+    jw_int(w, "iterations", r->iterations);
+    jw_number(w, "wall_s", r->wall_s);
+    jw_bool(w, "timed_out", r->timed_out);
+    write_histogram(w, r);
+    jw_object_end(w);
+}
+
+static void write_document(FILE *f, const run_t *run)
+{
+    char t[32];
+    json_writer_t w;
+    jw_init(&w, f);
+    jw_object_begin(&w, NULL);
+    jw_string(&w, "schema", "gpcnet-results");
+    jw_int(&w, "schema_version", RESULTS_SCHEMA_VERSION);
+    jw_string(&w, "program", program_name(run->program));
+    jw_string(&w, "version", GPCNET_VERSION);
+    jw_string(&w, "source", "run");
+    jw_string(&w, "status", run->status);
+    jw_null(&w, "abort_reason");
+    iso_time(t, sizeof(t), run->started);
+    jw_string(&w, "started_at", t);
+    if (run->finished) {
+        iso_time(t, sizeof(t), run->finished);
+        jw_string(&w, "finished_at", t);
+    } else {
+        jw_null(&w, "finished_at");
+    }
+    write_config(&w, run);
+    write_environment(&w, run);
+    write_placement(&w, run);
+    jw_array_begin(&w, "tables");
+    for (int i = 0; i < run->n_tables; i++) {
+        const run_table_t *tb = &run->tables[i];
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "id", tb->id);
+        jw_string(&w, "title", tb->title);
+        jw_array_begin(&w, "rows");
+        for (int j = 0; j < tb->n_rows; j++)
+            write_result(&w, tb->rows[j]);
+        jw_array_end(&w);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_array_begin(&w, "impact");
+    for (int i = 0; i < run->n_impact; i++) {
+        const run_impact_t *c = &run->impact[i];
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "test", c->test_id);
+        jw_string(&w, "name", c->name);
+        jw_number(&w, "avg", c->avg);
+        jw_number(&w, "p99", c->p99);
+        jw_number(&w, "avg_printed", c->avg_printed);
+        jw_number(&w, "p99_printed", c->p99_printed);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_array_begin(&w, "phases");
+    for (int i = 0; i < run->n_phases; i++) {
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "name", run->phases[i].name);
+        jw_number(&w, "wall_s", run->phases[i].wall_s);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_object_end(&w);
+}
+
+int results_json_write(const run_t *run)
+{
+    char tmp[OPT_PATH_MAX + 16];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", run->json_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "gpcnet: warning: cannot write %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    write_document(f, run);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", tmp,
+                strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, run->json_path) != 0) {
+        fprintf(stderr, "gpcnet: warning: cannot rename %s to %s: %s\n", tmp, run->json_path,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,366 @@
+#include "suite/run_context.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infra/fatal.h"
+#include "suite/results_json.h"
+
+#define MSG_LEN 1024
+
+static const char *test_ids[OPT_MAX_LIST];
+static const char *congestor_ids[OPT_MAX_LIST];
+
+static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
+{
+    for (int i = 0; i < canary_kernel_count; i++)
+        test_ids[i] = canary_kernels[i]->id;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        congestor_ids[i] = congestor_kernels[i]->id;
+    tests->ids = test_ids;
+    tests->count = canary_kernel_count;
+    congestors->ids = congestor_ids;
+    congestors->count = congestor_kernel_count;
+}
+
+static void add_non_default(run_t *run, const char *name)
+{
+    if (run->non_default[0])
+        strncat(run->non_default, ", ", sizeof(run->non_default) - strlen(run->non_default) - 1);
+    strncat(run->non_default, name, sizeof(run->non_default) - strlen(run->non_default) - 1);
+}
+
+static void select_tests(run_t *run)
+{
+    const options_t *o = &run->opt;
+    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
+    int defaults[OPT_MAX_LIST], n_defaults = 0;
+    for (int i = 0; i < canary_kernel_count; i++)
+        if (!load || canary_kernels[i]->load_canary)
+            defaults[n_defaults++] = i;
+    const int *chosen = o->n_tests ? o->tests : defaults;
+    run->n_tests = o->n_tests ? o->n_tests : n_defaults;
+    int same = run->n_tests == n_defaults;
+    for (int i = 0; i < run->n_tests; i++) {
+        const canary_kernel_t *k = canary_kernels[chosen[i]];
+        run->tests[i] = k;
+        same = same && chosen[i] == defaults[i];
+        loop_limits_t lim = k->limits;
+        if (o->measurements > 0)
+            lim.measurements = (int)o->measurements;
+        if (o->rings > 0 && k->loop != LOOP_COLLECTIVE)
+            lim.rings = (int)o->rings;
+        if (o->iterations > 0)
+            lim.iterations = (int)o->iterations;
+        if (o->warmup >= 0)
+            lim.warmup = (int)o->warmup;
+        run->limits[i] = lim;
+    }
+    if (!same)
+        add_non_default(run, "tests");
+}
+
+static void select_congestors(run_t *run)
+{
+    const options_t *o = &run->opt;
+    int same = 1, n = 0;
+    if (o->n_congestors) {
+        for (int i = 0; i < o->n_congestors; i++) {
+            run->congestors[n] = congestor_kernels[o->congestors[i]];
+            run->weights[n] = o->congestor_weights[i];
+            same = same && o->congestors[i] == i && run->congestors[n]->default_mix &&
+                   run->weights[n] == 1;
+            n++;
+        }
+    } else {
+        for (int i = 0; i < congestor_kernel_count; i++)
+            if (congestor_kernels[i]->default_mix) {
+                run->congestors[n] = congestor_kernels[i];
+                run->weights[n++] = 1;
+            }
+    }
+    int n_default = 0;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        n_default += congestor_kernels[i]->default_mix;
+    run->n_congestors = n;
+    if (!same || n != n_default)
+        add_non_default(run, "congestors");
+    run->congestor_measurements =
+        o->congestor_measurements > 0 ? (int)o->congestor_measurements : CONGESTOR_MEASUREMENTS;
+    run->congestor_iterations =
+        o->congestor_iterations > 0 ? (int)o->congestor_iterations : CONGESTOR_BASE_ITERATIONS;
+}
+
+static void note_overrides(run_t *run)
+{
+    const options_t *o = &run->opt;
+    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
+    if (load && o->seed_given)
+        add_non_default(run, "seed");
+    if (o->ring_seed_given && o->ring_seed != 1000)
+        add_non_default(run, "ring_seed");
+    if (load && o->canary_fraction != 0.2)
+        add_non_default(run, "canary_fraction");
+    if (o->time_limit != 10.0)
+        add_non_default(run, "time_limit_s");
+    if (o->measurements > 0)
+        add_non_default(run, "measurements");
+    if (o->rings > 0)
+        add_non_default(run, "rings");
+    if (o->iterations > 0)
+        add_non_default(run, "iterations");
+    if (o->warmup >= 0)
+        add_non_default(run, "warmup");
+    if (o->congestor_measurements > 0)
+        add_non_default(run, "congestor_measurements");
+    if (o->congestor_iterations > 0)
+        add_non_default(run, "congestor_iterations");
+    if (o->emulate_ppn || o->emulate_nodes)
+        add_non_default(run, "emulated_nodes");
+    run->official_default = run->non_default[0] == '\0';
+}
+
+/* Rank 0 checks the output places before anything is measured, so a typo
+ * costs seconds, not a reservation. */
+static void check_outputs(run_t *run)
+{
+    char msg[MSG_LEN] = "";
+    options_t *o = &run->opt;
+    if (o->json_path[0])
+        snprintf(run->json_path, sizeof(run->json_path), "%s", o->json_path);
+    else
+        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", o->output_dir,
+                 program_name(run->program));
+    if (run->rank == 0) {
+        char probe[OPT_PATH_MAX + 64];
+        snprintf(probe, sizeof(probe), "%s/.gpcnet-write-test-%ld", o->output_dir,
+                 (long)time(NULL));
+        FILE *f = fopen(probe, "w");
+        if (!f) {
+            snprintf(msg, sizeof(msg), "%s: cannot write to output directory '%.800s': %s\n",
+                     program_name(run->program), o->output_dir, strerror(errno));
+        } else {
+            fclose(f);
+            remove(probe);
+            FILE *existing = fopen(run->json_path, "r");
+            if (existing) {
+                fclose(existing);
+                if (!o->force)
+                    snprintf(msg, sizeof(msg),
+                             "%s: results file '%.800s' already exists; use --force to overwrite it "
+                             "or --json/--output-dir to choose another place\n",
+                             program_name(run->program), run->json_path);
+            }
+        }
+    }
+    MPI_Bcast(msg, MSG_LEN, MPI_CHAR, 0, run->world);
+    if (msg[0])
+        exit_all(1, "%s", msg);
+}
+
+void run_init(run_t *run, program_t program, int *argc, char ***argv)
+{
+    memset(run, 0, sizeof(*run));
+    MPI_Init(argc, argv);
+    run->t0 = MPI_Wtime();
+    run->started = time(NULL);
+    run->program = program;
+    run->world = MPI_COMM_WORLD;
+    run->status = "running";
+    MPI_Comm_rank(run->world, &run->rank);
+    MPI_Comm_size(run->world, &run->size);
+
+    name_catalog_t tests, congestors;
+    catalogues(&tests, &congestors);
+    char err[MSG_LEN];
+    opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
+                                    sizeof(err));
+    if (st != OPT_RUN) {
+        static char usage[8192];
+        options_usage(program, &tests, &congestors, usage, sizeof(usage));
+        if (st == OPT_ERROR)
+            exit_all(2, "%s: %s\n\n%s", program_name(program), err, usage);
+        if (run->rank == 0) {
+            if (st == OPT_HELP)
+                fputs(usage, stdout);
+            else
+                printf("%s (GPCNeT) %s\n", program_name(program), GPCNET_VERSION);
+        }
+        exit_all(0, NULL);
+    }
+
+    int len = 0;
+    MPI_Get_library_version(run->mpi_library, &len);
+    run->mpi_library[strcspn(run->mpi_library, "\r\n")] = '\0';
+    int ver, sub;
+    MPI_Get_version(&ver, &sub);
+    snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
+
+    select_tests(run);
+    select_congestors(run);
+    note_overrides(run);
+
+    unsigned long long seed = run->opt.seed;
+    run->seed_from_time = !run->opt.seed_given;
+    if (run->seed_from_time) {
+        /* The reference default: rank 0's clock, so placement cannot be
+         * tuned for. */
+        seed = (unsigned long long)time(NULL);
+        MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
+    }
+    run->seed = seed;
+
+    if (nodes_discover(&run->nodes, run->world, run->opt.emulate_ppn, run->opt.emulate_nodes))
+        exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
+                 program_name(program), run->opt.emulate_nodes, run->size);
+    check_outputs(run);
+}
+
+static const char *legend_network = "  Legend\n"
+                                    "   RR = random ring communication pattern\n"
+                                    "   Nat = natural ring communication pattern\n"
+                                    "   Lat = latency\n"
+                                    "   BW = bandwidth\n"
+                                    "   BW+Sync = bandwidth with barrier\n";
+static const char *legend_load = "  Legend\n"
+                                 "   RR = random ring communication pattern\n"
+                                 "   Lat = latency\n"
+                                 "   BW = bandwidth\n"
+                                 "   BW+Sync = bandwidth with barrier\n";
+
+void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra)
+{
+    if (run->rank != 0)
+        return;
+    const options_t *o = &run->opt;
+    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
+    printf("%s v%s\n", load ? "NetworkLoad Tests" : "Network Tests", GPCNET_VERSION);
+    printf("  Test with %i MPI ranks (%i nodes)\n", run->size, run->nodes.n_nodes);
+    for (int i = 0; i < n_extra; i++)
+        printf("%s\n", extra_lines[i]);
+    printf("\n%s\n", load ? legend_load : legend_network);
+
+    printf("  Settings (official default configuration: %s%s%s)\n",
+           run->official_default ? "yes" : "no", run->official_default ? "" : "; differs: ",
+           run->non_default);
+    if (load)
+        printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
+               run->seed_from_time ? "time on rank 0" : "--seed");
+    printf("   ring seed = %llu\n", (unsigned long long)o->ring_seed);
+    if (load) {
+        printf("   canary fraction = %g\n", o->canary_fraction);
+        printf("   congestors =");
+        for (int i = 0; i < run->n_congestors; i++)
+            printf("%s %s:%d", i ? "," : "", run->congestors[i]->id, run->weights[i]);
+        printf("\n   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
+               run->congestor_measurements, run->congestor_iterations);
+    }
+    printf("   time limit = %g s per test\n", o->time_limit);
+    for (int i = 0; i < run->n_tests; i++) {
+        loop_limits_t l = run->limits[i];
+        printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
+               run->tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
+    }
+    if (o->emulate_ppn)
+        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
+    else if (o->emulate_nodes)
+        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
+    else
+        printf("   nodes = shared-memory hosts\n");
+    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
+           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", o->nics_per_node,
+           (double)run->nodes.ppn_max / o->nics_per_node);
+    printf("   verbose = %s\n", o->verbose ? "yes" : "no");
+    printf("   MPI = %s\n", run->mpi_library);
+    printf("   JSON = %s\n", run->json_path);
+    fflush(stdout);
+}
+
+result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r)
+{
+    if (run->rank != 0)
+        return NULL;
+    run_table_t *t = NULL;
+    for (int i = 0; i < run->n_tables; i++)
+        if (strcmp(run->tables[i].id, table_id) == 0)
+            t = &run->tables[i];
+    if (!t) {
+        if (run->n_tables >= RUN_MAX_TABLES)
+            die("too many result tables");
+        t = &run->tables[run->n_tables++];
+        snprintf(t->id, sizeof(t->id), "%s", table_id);
+        snprintf(t->title, sizeof(t->title), "%s", title);
+    }
+    if (t->n_rows >= RUN_MAX_ROWS)
+        die("too many rows in table %s", table_id);
+    result_t *copy = xmalloc(sizeof(*copy));
+    memcpy(copy, r, sizeof(*copy));
+    t->rows[t->n_rows++] = copy;
+    return copy;
+}
+
+const result_t *run_find(const run_t *run, const char *table_id, const char *test_id)
+{
+    for (int i = 0; i < run->n_tables; i++) {
+        if (strcmp(run->tables[i].id, table_id) != 0)
+            continue;
+        for (int j = 0; j < run->tables[i].n_rows; j++)
+            if (strcmp(run->tables[i].rows[j]->test_id, test_id) == 0)
+                return run->tables[i].rows[j];
+    }
+    return NULL;
+}
+
+void run_phase_done(run_t *run, const char *name, double wall_s)
+{
+    if (run->rank != 0)
+        return;
+    if (run->n_phases < RUN_MAX_PHASES) {
+        run_phase_t *p = &run->phases[run->n_phases++];
+        snprintf(p->name, sizeof(p->name), "%s", name);
+        p->wall_s = wall_s;
+    }
+    results_json_write(run);
+}
+
+void run_finish(run_t *run)
+{
+    run->finished = time(NULL);
+    run->status = "complete";
+    if (run->rank == 0) {
+        if (results_json_write(run) == 0 && !run->opt.quiet)
+            fprintf(stderr, "[gpcnet %7.1fs] results written to %s\n", MPI_Wtime() - run->t0,
+                    run->json_path);
+        for (int i = 0; i < run->n_tables; i++)
+            for (int j = 0; j < run->tables[i].n_rows; j++)
+                free(run->tables[i].rows[j]);
+    }
+    if (run->have_placement)
+        placement_free(&run->placement);
+    nodes_free(&run->nodes);
+    fflush(stdout);
+    MPI_Finalize();
+}
+
+void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
+    snprintf(r->name, sizeof(r->name), "%s", k->name);
+    snprintf(r->unit, sizeof(r->unit), "%s", k->unit);
+    r->higher_is_better = k->higher_is_better;
+    r->rings = k->loop == LOOP_COLLECTIVE ? 1 : lim.rings;
+    r->iterations = lim.iterations;
+}
+
+void result_for_congestor(result_t *r, const congestor_kernel_t *k)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
+    snprintf(r->name, sizeof(r->name), "%s", k->name);
+    snprintf(r->unit, sizeof(r->unit), "MiB/s/rank");
+    r->higher_is_better = 1;
+    r->rings = 1;
+}

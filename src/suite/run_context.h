@@ -1,0 +1,97 @@
+/* Everything one run knows: options, nodes, the selected kernels, and (on
+ * world rank 0) the results recorded so far, which results_json.c writes
+ * out after every phase. */
+#ifndef GPCNET_RUN_CONTEXT_H
+#define GPCNET_RUN_CONTEXT_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "canary/canary.h"
+#include "congestor/congestor.h"
+#include "infra/nodes.h"
+#include "infra/options.h"
+#include "infra/placement.h"
+#include "infra/result.h"
+
+#define RUN_MAX_TABLES 24
+#define RUN_MAX_ROWS 16
+#define RUN_MAX_PHASES 64
+
+typedef struct {
+    char id[64];
+    char title[160];
+    int n_rows;
+    result_t *rows[RUN_MAX_ROWS];
+} run_table_t;
+
+typedef struct {
+    char test_id[32];
+    char name[64];
+    double avg, p99, avg_printed, p99_printed;
+} run_impact_t;
+
+typedef struct {
+    char name[96];
+    double wall_s;
+} run_phase_t;
+
+typedef struct {
+    options_t opt;
+    program_t program;
+    MPI_Comm world;
+    int rank, size;
+    nodes_t nodes;
+    double t0;
+    time_t started, finished;
+
+    int n_tests;
+    const canary_kernel_t *tests[OPT_MAX_LIST];
+    loop_limits_t limits[OPT_MAX_LIST];
+
+    int n_congestors;
+    const congestor_kernel_t *congestors[OPT_MAX_LIST];
+    int weights[OPT_MAX_LIST];
+    int congestor_measurements;
+    int congestor_iterations;
+
+    uint64_t seed;
+    int seed_from_time;
+    int official_default;
+    char non_default[512]; /* comma-separated setting names */
+    char json_path[OPT_PATH_MAX];
+    char mpi_library[256];
+    char mpi_standard[16];
+
+    /* Load test placement (every rank computes it; rank 0 reports it). */
+    int have_placement;
+    placement_t placement;
+
+    /* World rank 0 only. */
+    int n_tables;
+    run_table_t tables[RUN_MAX_TABLES];
+    int n_impact;
+    run_impact_t impact[OPT_MAX_LIST];
+    int n_phases;
+    run_phase_t phases[RUN_MAX_PHASES];
+    const char *status;
+} run_t;
+
+/* MPI_Init, options (exit 2 on bad usage, 0 after --help/--version), nodes,
+ * output checks. Returns only when the run should go ahead. */
+void run_init(run_t *run, program_t program, int *argc, char ***argv);
+/* Print the preamble and settings (rank 0). */
+void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra);
+/* Record a result in table id (rank 0); returns the stored copy. */
+result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r);
+const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
+/* A phase finished: note its wall time and rewrite the JSON (rank 0). */
+void run_phase_done(run_t *run, const char *name, double wall_s);
+void run_finish(run_t *run);
+
+/* Result skeleton for a canary or congestor (name, unit, direction). */
+void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim);
+void result_for_congestor(result_t *r, const congestor_kernel_t *k);
+
+#endif
