@@ -1,0 +1,93 @@
+"""Names, ids, units and directions of every GPCNeT test and congestor.
+
+The text output identifies tests only by their printed names, so the parser
+and the figures need one place that maps names to the ids used in the JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+USEC = "usec"
+MIBS = "MiB/s/rank"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    id: str
+    name: str  # as printed in the tables
+    unit: str
+
+    @property
+    def better(self) -> str:
+        # Latency-like units improve downwards, bandwidth upwards.
+        return better_for_unit(self.unit)
+
+    @property
+    def short(self) -> str:
+        # The name without the message size, as in the verbose table titles.
+        return re.sub(r"\s*\(\d+ B\)$", "", self.name)
+
+
+CANARIES = [
+    Kernel("rr_two_sided_lat", "RR Two-sided Lat (8 B)", USEC),
+    Kernel("rr_get_lat", "RR Get Lat (8 B)", USEC),
+    Kernel("rr_two_sided_bw", "RR Two-sided BW (131072 B)", MIBS),
+    Kernel("rr_put_bw", "RR Put BW (131072 B)", MIBS),
+    Kernel("rr_two_sided_bw_sync", "RR Two-sided BW+Sync (131072 B)", MIBS),
+    Kernel("nat_two_sided_bw", "Nat Two-sided BW (131072 B)", MIBS),
+    Kernel("multiple_allreduce", "Multiple Allreduce (8 B)", USEC),
+    Kernel("multiple_alltoall", "Multiple Alltoall (4096 B)", MIBS),
+]
+
+CONGESTORS = [
+    Kernel("a2a", "Alltoall (4096 B)", MIBS),
+    Kernel("p2p_incast", "Two-sided Incast (4096 B)", MIBS),
+    Kernel("rma_incast", "Put Incast (4096 B)", MIBS),
+    Kernel("rma_bcast", "Get Bcast (4096 B)", MIBS),
+    Kernel("dl_allreduce", "DL Allreduce (6553600 B)", MIBS),
+    Kernel("p2p_bcast", "Two-sided Bcast (4096 B)", MIBS),
+]
+
+# The three canaries of network_load_test, whose CI the paper publishes
+# (Table 2 columns lat, bw, allreduce).
+LOAD_CANARIES = ["rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"]
+PAPER_METRICS = {"lat": "rr_two_sided_lat", "bw": "rr_two_sided_bw_sync",
+                 "allreduce": "multiple_allreduce"}
+
+BY_ID = {k.id: k for k in CANARIES + CONGESTORS}
+_BY_NAME = {k.name: k for k in CANARIES + CONGESTORS}
+_BY_SHORT = {k.short: k for k in CANARIES + CONGESTORS}
+
+
+def better_for_unit(unit: str) -> str:
+    return "lower" if unit == USEC else "higher"
+
+
+def id_for_name(name: str) -> str:
+    """Map a printed test name to its id.
+
+    Names are printed with %31.31s, so a long name may arrive truncated;
+    unknown names (future kernels) get a stable slug instead of an error.
+    """
+    name = name.strip()
+    if name in _BY_NAME:
+        return _BY_NAME[name].id
+    if name in _BY_SHORT:
+        return _BY_SHORT[name].id
+    for kernel in CANARIES + CONGESTORS:
+        if len(name) == 31 and kernel.name.startswith(name):
+            return kernel.id
+    short = re.sub(r"\s*\(\d+ B\)$", "", name)
+    return re.sub(r"[^a-z0-9]+", "_", short.lower().replace("+", "_")).strip("_")
+
+
+def display_name(test_id: str) -> str:
+    kernel = BY_ID.get(test_id)
+    return kernel.name if kernel else test_id
+
+
+def short_name(test_id: str) -> str:
+    kernel = BY_ID.get(test_id)
+    return kernel.short if kernel else test_id
