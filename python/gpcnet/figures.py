@@ -1,0 +1,192 @@
+"""The paper's figures drawn with matplotlib: latency/bandwidth histograms
+isolated vs loaded (Figures 1-3), Congestion Impact bars beside the
+published systems (Figure 11), and the congestor impact matrix
+(Figures 4-5).
+
+Figures are built on matplotlib.figure.Figure directly (no pyplot), so no
+GUI backend or global state is involved.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Optional
+
+import matplotlib
+import numpy as np
+from matplotlib import ticker
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+
+from gpcnet import catalog, reference, results
+from gpcnet.errors import GpcnetError
+
+PHASES = (("isolated", "Isolated", "tab:blue"), ("loaded", "With congestors", "tab:red"))
+
+
+def _stairs(bins: list) -> tuple:
+    """Sparse [lower, upper, count] bins -> contiguous edges and sample fractions.
+
+    Only non-empty bins are stored, so gaps become zero-height steps. The
+    buckets have constant relative width, so on a log axis the fraction per
+    bucket reads as a density.
+    """
+    total = sum(c for _, _, c in bins)
+    edges: list = []
+    heights: list = []
+    for lower, upper, count in bins:
+        if lower <= 0:
+            continue  # cannot be drawn on a log axis
+        if not edges:
+            edges.append(lower)
+        elif lower > edges[-1]:
+            heights.append(0.0)
+            edges.append(lower)
+        heights.append(count / total)
+        edges.append(upper)
+    return np.array(edges), np.array(heights)
+
+
+def _readable_log_ticks(axis):
+    """Label a log axis 1, 2, 5, 10, 20, ... instead of matplotlib's
+    mantissa-times-power labels, which collide on narrow ranges."""
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _mark(ax, value: Optional[float], color: str, style: str, label: str):
+    if value is not None and value > 0:
+        ax.axvline(value, color=color, linestyle=style, linewidth=1.2, label=f"{label} {value:.4g}")
+
+
+def histogram_figure(doc: dict, tests: Optional[list] = None) -> Figure:
+    """One column per test; rows isolated and (load test) loaded, sharing a log x-axis."""
+    tests = tests or results.canary_tests(doc)
+    phases = [p for p in PHASES if results.table(doc, p[0]) is not None]
+    fig = Figure(figsize=(4.8 * len(tests), 2.2 * len(phases) + 0.6), layout="constrained")
+    axes = fig.subplots(len(phases), len(tests), sharex="col", squeeze=False)
+    for col, test in enumerate(tests):
+        for row_i, (table_id, label, color) in enumerate(phases):
+            ax = axes[row_i][col]
+            row = results.row(doc, table_id, test)
+            hist = row.get("histogram") if row else None
+            ax.set_xscale("log")
+            _readable_log_ticks(ax.xaxis)
+            if not hist or not hist["bins"]:
+                ax.text(0.5, 0.5, "no histogram", transform=ax.transAxes, ha="center", va="center")
+            else:
+                edges, heights = _stairs(hist["bins"])
+                ax.stairs(heights, edges, fill=True, color=color, alpha=0.35)
+                ax.stairs(heights, edges, color=color, linewidth=0.8)
+                _mark(ax, row["avg"], "black", "-", "Avg")
+                _mark(ax, row["p99"], "black", "--", "99%")
+                ax.legend(fontsize=7, loc="upper right", title=f"{row['samples']} samples",
+                          title_fontsize=7)
+            ax.set_ylabel(f"{label}\nfraction of samples", fontsize=8)
+            ax.tick_params(labelsize=7)
+            if row_i == 0:
+                ax.set_title(catalog.display_name(test), fontsize=9)
+            if row_i == len(phases) - 1:
+                unit = row["unit"] if row else (catalog.BY_ID[test].unit if test in catalog.BY_ID else "")
+                ax.set_xlabel(unit, fontsize=8)
+    return fig
+
+
+def ci_figure(doc: dict) -> Figure:
+    """CI (Avg and 99%) per canary on a log axis beside the published systems
+    at the closest PPort, as in the paper's Figure 11."""
+    if not doc.get("impact"):
+        raise GpcnetError("no Congestion Impact in this document (network_test measures none)")
+    pport, _ = results.pport(doc)
+    neighbours = reference.closest_per_system(pport) if pport is not None else []
+    metrics = [(m, t) for m, t in catalog.PAPER_METRICS.items() if results.impact(doc, t)]
+    extra = [e["test"] for e in doc["impact"] if e["test"] not in catalog.PAPER_METRICS.values()]
+    panels = metrics + [(None, t) for t in extra]
+    here = f"This run\n({doc['environment']['nodes']} nodes, {pport:g} PPort)" if pport else "This run"
+    fig = Figure(figsize=(max(5.0, 0.55 * (len(neighbours) + 1)) * len(panels) / 1.2, 5.2),
+                 layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (metric, test) in zip(axes, panels):
+        entry = results.impact(doc, test)
+        labels = [here]
+        avg = [results.ci(entry, "avg")]
+        p99 = [results.ci(entry, "p99")]
+        if metric is not None:
+            for pub in neighbours:
+                labels.append(pub.label.replace(" (", "\n("))
+                avg.append(pub.ci(metric, "avg"))
+                p99.append(pub.ci(metric, "p99"))
+        x = np.arange(len(labels))
+        clean = [np.nan if v is None or v <= 0 else v for v in avg], \
+                [np.nan if v is None or v <= 0 else v for v in p99]
+        bars_avg = ax.bar(x - 0.2, clean[0], 0.4, label="Avg", color="tab:blue")
+        bars_p99 = ax.bar(x + 0.2, clean[1], 0.4, label="99%", color="tab:orange")
+        # This run stands out from the published systems.
+        for bar in (bars_avg[0], bars_p99[0]):
+            bar.set_edgecolor("black")
+            bar.set_hatch("//")
+        ax.set_yscale("log")
+        _readable_log_ticks(ax.yaxis)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, rotation=70, fontsize=7, ha="right", rotation_mode="anchor")
+        ax.set_title(catalog.display_name(test), fontsize=9)
+        ax.set_ylabel("Congestion Impact (log)", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.legend(fontsize=7)
+    return fig
+
+
+def impact_matrix_figure(doc: dict) -> Figure:
+    """Heat maps of CI for each congestor set (rows) and canary (columns)."""
+    matrix = doc.get("impact_matrix")
+    if not matrix:
+        raise GpcnetError("no impact_matrix in this document")
+    rows = ["+".join(s) if s else "(none)" for s in matrix["congestor_sets"]]
+    cols = [catalog.short_name(t) for t in matrix["tests"]]
+    fig = Figure(figsize=(2.0 + 2.4 * len(cols), 1.2 + 0.45 * len(rows)), layout="constrained")
+    axes = fig.subplots(1, 2, squeeze=False)[0]
+    for ax, stat, title in zip(axes, ("avg", "p99"), ("Avg", "99%")):
+        values = np.array([[np.nan if v is None else v for v in r] for r in matrix[stat]], dtype=float)
+        positive = values[np.isfinite(values) & (values > 0)]
+        norm = LogNorm(vmin=min(1.0, positive.min()), vmax=max(2.0, positive.max())) if positive.size else None
+        image = ax.imshow(values, cmap="Reds", norm=norm, aspect="auto")
+        for (i, j), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(cols)))
+        ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=7)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels(rows, fontsize=7)
+        ax.set_title(f"Congestion Impact, {title}", fontsize=9)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8)
+        _readable_log_ticks(bar.ax.yaxis)
+    return fig
+
+
+def to_svg(fig: Figure, salt: str) -> str:
+    """SVG markup to inline in HTML.
+
+    `salt` makes the ids matplotlib generates (clip paths) unique per figure
+    and stable between runs; several figures share one HTML document.
+    """
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+FORMATS = ("png", "svg", "pdf")
+
+
+def save(fig: Figure, path: str) -> None:
+    fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if fmt not in FORMATS:
+        raise GpcnetError(f"{path}: unsupported figure format {fmt!r}; use .png, .svg or .pdf")
+    metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
+    try:
+        fig.savefig(path, format=fmt, dpi=150, metadata=metadata)
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None

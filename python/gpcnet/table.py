@@ -1,0 +1,102 @@
+"""Runs as rows in the layout of the paper's Table 2, as Markdown, CSV or
+LaTeX, so new numbers can be pasted beside the published ones.
+
+Column order follows the published table (and published_results.csv):
+isolated Avg, loaded Avg, isolated 99%, loaded 99%, each for Lat, BW and
+Allreduce. CSV uses the published CSV's column names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Optional
+
+from gpcnet import catalog, reference, results
+
+GROUPS = [("iso", "avg", "Isolated Avg"), ("load", "avg", "Loaded Avg"),
+          ("iso", "p99", "Isolated 99%"), ("load", "p99", "Loaded 99%")]
+METRIC_LABELS = {"lat": "Lat", "bw": "BW", "allreduce": "Allreduce"}
+UNITS = {"lat": "usec", "bw": "MiB/s/rank", "allreduce": "usec"}
+COLUMNS = [(phase, stat, metric) for phase, stat, _ in GROUPS for metric in reference.METRICS]
+
+
+def run_row(label: str, doc: dict) -> dict:
+    pport, _ = results.pport(doc)
+    row = {"label": label, "nodes": doc["environment"]["nodes"], "pport": pport}
+    for phase, stat, metric in COLUMNS:
+        r = results.row(doc, "isolated" if phase == "iso" else "loaded", catalog.PAPER_METRICS[metric])
+        row[(phase, stat, metric)] = r[stat] if r else None
+    return row
+
+
+def published_rows() -> list:
+    return [{"label": p.system, "nodes": p.nodes, "pport": p.pport, **p.values} for p in reference.published()]
+
+
+def _num(value: Optional[float], missing: str) -> str:
+    return missing if value is None else f"{value:.1f}"
+
+
+def _pport(value: Optional[float]) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def markdown(rows: list) -> str:
+    head = ["Run", "Nodes", "PPort"] + [f"{g} {METRIC_LABELS[m]}" for _, _, g in GROUPS for m in reference.METRICS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "---:|" * len(COLUMNS)]
+    for r in rows:
+        cells = [r["label"].replace("|", "\\|"), str(r["nodes"]), _pport(r["pport"])]
+        cells += [_num(r[c], "–") for c in COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    units = ", ".join(f"{METRIC_LABELS[m]} in {UNITS[m]}" for m in reference.METRICS)
+    return "\n".join(lines) + f"\n\n{units}; BW = RR Two-sided BW+Sync.\n"
+
+
+def as_csv(rows: list) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "nodes", "pport"] + [f"{p}_{s}_{m}" for p, s, m in COLUMNS])
+    for r in rows:
+        writer.writerow([r["label"], r["nodes"], _pport(r["pport"])] +
+                        ["" if r[c] is None else repr(r[c]) for c in COLUMNS])
+    return out.getvalue()
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def latex(rows: list) -> str:
+    spec = "lrr" + "|rrr" * len(GROUPS)
+    groups = " & ".join(rf"\multicolumn{{3}}{{c{'|' if i < len(GROUPS) - 1 else ''}}}{{{_latex_escape(g)}}}"
+                        for i, (_, _, g) in enumerate(GROUPS))
+    metrics = " & ".join(METRIC_LABELS[m] for _ in GROUPS for m in reference.METRICS)
+    lines = [
+        "% gpcnet table: Lat and Allreduce in usec, BW (RR Two-sided BW+Sync) in MiB/s/rank",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\hline",
+        rf"Run & Nodes & PPort & {groups} \\",
+        rf" & & & {metrics} \\",
+        r"\hline",
+    ]
+    for r in rows:
+        cells = [_latex_escape(r["label"]), str(r["nodes"]), _pport(r["pport"])]
+        cells += [_num(r[c], "--") for c in COLUMNS]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\hline", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+FORMATS = {"md": markdown, "csv": as_csv, "latex": latex}
+
+
+def render(labelled_docs: list, fmt: str, with_published: bool = False) -> str:
+    rows = [run_row(label, doc) for label, doc in labelled_docs]
+    if with_published:
+        rows += published_rows()
+    return FORMATS[fmt](rows)
