@@ -4,6 +4,7 @@
 #define GPCNET_CONGESTOR_STATE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct {
     MPI_Comm comm;
