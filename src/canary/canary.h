@@ -56,9 +56,4 @@ void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_
 /* The value one iteration (or a bulk average) of seconds represents. */
 double canary_value(const canary_kernel_t *k, void *state, double seconds);
 
-/* The ring of index r: order[] is a permutation of 0..n-1, the same on every
- * rank for the same (seed, slice, r). Natural rings are the identity. */
-void canary_ring(unsigned long long seed, int slice_index, int r, int natural, int n,
-                 int *order);
-
 #endif

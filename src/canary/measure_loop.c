@@ -5,7 +5,7 @@
 #include "canary/canary.h"
 #include "infra/fatal.h"
 #include "infra/progress.h"
-#include "infra/rng.h"
+#include "infra/ring.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -15,18 +15,6 @@ double canary_value(const canary_kernel_t *k, void *state, double seconds)
     if (k->higher_is_better)
         return per / (seconds * MIB);
     return 1.0e6 * seconds / per;
-}
-
-void canary_ring(unsigned long long seed, int slice_index, int r, int natural, int n,
-                 int *order)
-{
-    for (int i = 0; i < n; i++)
-        order[i] = i;
-    if (natural)
-        return;
-    rng_t rng;
-    rng_init(&rng, rng_seed_mix(seed, (uint64_t)slice_index, (uint64_t)r));
-    rng_shuffle(&rng, order, n);
 }
 
 /* The timeout agreement of every measurement also carries the previous
@@ -62,12 +50,8 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
     /* Rings are fixed for the whole test: compute them once, outside the
      * timed region. */
     for (int r = 0; r < lim.rings; r++) {
-        canary_ring(ring_seed, slice_index, r, k->loop == LOOP_NATURAL_RING, n, order);
-        int pos = 0;
-        while (order[pos] != me)
-            pos++;
-        left[r] = order[(pos - 1 + n) % n];
-        right[r] = order[(pos + 1) % n];
+        ring_order(ring_seed, slice_index, r, k->loop == LOOP_NATURAL_RING, n, order);
+        ring_neighbours(order, n, me, &left[r], &right[r]);
     }
     free(order);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "infra/fatal.h"
+#include "infra/watchdog.h"
 #include "suite/results_json.h"
 
 #define MSG_LEN 1024
@@ -216,6 +217,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
                  program_name(program), run->opt.emulate_nodes, run->size);
     check_outputs(run);
+    watchdog_start(run->rank, run->opt.deadline, run->json_path);
 }
 
 static const char *legend_network = "  Legend\n"

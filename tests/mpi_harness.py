@@ -1,0 +1,63 @@
+"""Running the suite under MPI in tests: one place that knows the launchers.
+
+GPCNET_MPI selects the implementation (openmpi, the default, or mpich) and
+GPCNET_BUILD_DIR the build to test (default: build-<mpi> if it exists, else
+build). Everything here is for tests on one host: oversubscription and
+running as root are allowed here, never in the product.
+"""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MPI = os.environ.get("GPCNET_MPI", "openmpi")
+if MPI not in ("openmpi", "mpich"):
+    raise RuntimeError(f"GPCNET_MPI must be openmpi or mpich, not {MPI!r}")
+
+
+def build_dir() -> Path:
+    explicit = os.environ.get("GPCNET_BUILD_DIR")
+    if explicit:
+        return Path(explicit)
+    per_mpi = REPO / f"build-{MPI}"
+    return per_mpi if per_mpi.exists() else REPO / "build"
+
+
+def binary(name: str) -> Path:
+    return build_dir() / name
+
+
+def launcher(np: int) -> list:
+    if MPI == "openmpi":
+        exe = shutil.which("mpirun.openmpi") or "mpirun"
+        return [exe, "--oversubscribe", "-np", str(np)]
+    exe = shutil.which("mpiexec.mpich") or "mpiexec"
+    return [exe, "-n", str(np)]
+
+
+def mpi_env(extra=None) -> dict:
+    env = dict(os.environ)
+    env.update(
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        # Busy-polling ranks on 2 cores: yield so oversubscribed jobs progress.
+        OMPI_MCA_mpi_yield_when_idle="1",
+        OMPI_MCA_btl_vader_single_copy_mechanism="none",
+    )
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run(np: int, program: str, *args, timeout: float = 240, env=None, cwd=None):
+    """Run program on np ranks; returns CompletedProcess (text)."""
+    cmd = launcher(np) + [str(binary(program))] + [str(a) for a in args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env=mpi_env(env), cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+def load_json(path) -> dict:
+    with open(path) as f:
+        return json.load(f)

@@ -1,0 +1,100 @@
+/* Option parsing: defaults, every option, and every kind of bad input. */
+#include <string.h>
+
+#include "check.h"
+#include "infra/options.h"
+
+static const char *tests_ids[] = {"rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"};
+static const char *cong_ids[] = {"a2a", "p2p_incast", "rma_incast", "rma_bcast"};
+static const name_catalog_t tests = {tests_ids, 3};
+static const name_catalog_t congs = {cong_ids, 4};
+static char err[512];
+static options_t o;
+
+static opt_status_t parse(program_t prog, const char *a1, const char *a2, const char *a3)
+{
+    char *argv[5] = {"prog", (char *)a1, (char *)a2, (char *)a3, NULL};
+    int argc = 1 + (a1 != NULL) + (a2 != NULL) + (a3 != NULL);
+    return options_parse(&o, prog, argc, argv, &tests, &congs, err, sizeof(err));
+}
+
+#define LOAD PROGRAM_NETWORK_LOAD_TEST
+#define NET PROGRAM_NETWORK_TEST
+#define BAD(prog, a, b, c, needle)                                   \
+    do {                                                             \
+        CHECK(parse(prog, a, b, c) == OPT_ERROR);                    \
+        if (!strstr(err, needle))                                    \
+            fprintf(stderr, "message '%s' lacks '%s'\n", err, needle); \
+        CHECK(strstr(err, needle) != NULL);                          \
+    } while (0)
+
+int main(void)
+{
+    /* Defaults equal SPEC Part A. */
+    CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
+    CHECK(o.time_limit == 10.0 && o.canary_fraction == 0.2 && !o.seed_given);
+    CHECK(o.n_tests == 0 && o.n_congestors == 0 && o.measurements == -1 && o.warmup == -1);
+    CHECK(o.emulate_ppn == 0 && o.emulate_nodes == 0 && o.nics_per_node == 1);
+    CHECK(strcmp(o.output_dir, ".") == 0 && o.json_path[0] == '\0');
+
+    CHECK(parse(LOAD, "--help", NULL, NULL) == OPT_HELP);
+    CHECK(parse(LOAD, "-h", "--bogus", NULL) == OPT_ERROR); /* errors win over help */
+    CHECK(parse(NET, "--version", NULL, NULL) == OPT_VERSION);
+
+    CHECK(parse(LOAD, "--seed", "42", "--verbose") == OPT_RUN);
+    CHECK(o.seed_given && o.seed == 42 && o.verbose);
+    CHECK(parse(LOAD, "--seed=time", NULL, NULL) == OPT_RUN && !o.seed_given);
+    CHECK(parse(LOAD, "--time-limit=0.25", "--quiet", NULL) == OPT_RUN);
+    CHECK(o.time_limit == 0.25 && o.quiet);
+    CHECK(parse(LOAD, "--congestors", "rma-bcast:2,a2a", NULL) == OPT_RUN);
+    CHECK(o.n_congestors == 2 && o.congestors[0] == 3 && o.congestor_weights[0] == 2 &&
+          o.congestors[1] == 0 && o.congestor_weights[1] == 1);
+    CHECK(parse(NET, "--tests", "multiple_allreduce,rr_two_sided_lat", NULL) == OPT_RUN);
+    CHECK(o.n_tests == 2 && o.tests[0] == 2 && o.tests[1] == 0);
+    CHECK(parse(NET, "--emulate-nodes", "4", "--force") == OPT_RUN);
+    CHECK(o.emulate_ppn == 4 && o.force);
+    CHECK(parse(NET, "--measurements", "3", "--iterations=5") == OPT_RUN);
+    CHECK(o.measurements == 3 && o.iterations == 5);
+    CHECK(parse(NET, "--output-dir", "/tmp/x", "--json=/tmp/y.json") == OPT_RUN);
+    CHECK(strcmp(o.output_dir, "/tmp/x") == 0 && strcmp(o.json_path, "/tmp/y.json") == 0);
+    CHECK(parse(LOAD, "--canary-fraction", "0.5", "--nics-per-node=2") == OPT_RUN);
+    CHECK(o.canary_fraction == 0.5 && o.nics_per_node == 2);
+
+    BAD(LOAD, "--bogus", NULL, NULL, "unknown option '--bogus'");
+    BAD(LOAD, "stray", NULL, NULL, "unexpected argument 'stray'");
+    BAD(LOAD, "--time-limit", NULL, NULL, "--time-limit needs a value");
+    BAD(LOAD, "--time-limit", "abc", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "0", NULL, "--time-limit");
+    BAD(LOAD, "--time-limit", "-1", NULL, "--time-limit");
+    BAD(LOAD, "--time-limit", "nan", NULL, "--time-limit");
+    BAD(LOAD, "--time-limit", "1e999", NULL, "--time-limit");
+    BAD(LOAD, "--seed", "-3", NULL, "--seed: expected a whole number");
+    BAD(LOAD, "--seed", "12x", NULL, "--seed");
+    BAD(LOAD, "--canary-fraction", "1.5", NULL, "--canary-fraction");
+    BAD(LOAD, "--canary-fraction", "0", NULL, "--canary-fraction");
+    BAD(LOAD, "--congestors", "a2a,nope", NULL, "unknown name 'nope'");
+    BAD(LOAD, "--congestors", "a2a,a2a", NULL, "listed twice");
+    BAD(LOAD, "--congestors", "", NULL, "expected a comma-separated list");
+    BAD(LOAD, "--congestors", "a2a,", NULL, "expected a comma-separated list");
+    BAD(LOAD, "--congestors", "a2a:0", NULL, "from 1 to 64");
+    BAD(LOAD, "--congestors", "a2a:", NULL, "bad weight");
+    BAD(NET, "--tests", "rr_two_sided_lat:2", NULL, "weights");
+    BAD(NET, "--seed", "1", NULL, "applies to network_load_test only");
+    BAD(NET, "--congestors", "a2a", NULL, "network_load_test only");
+    BAD(NET, "--measurements", "0", NULL, "--measurements");
+    BAD(NET, "--warmup", "-1", NULL, "--warmup");
+    BAD(NET, "--emulate-nodes", "0", NULL, "--emulate-nodes");
+    BAD(NET, "--emulate-nodes", "2", "--emulate-node-count=3", "exclude each other");
+    BAD(NET, "--verbose=yes", NULL, NULL, "takes no value");
+    BAD(NET, "--json", "", NULL, "empty");
+    BAD(NET, "--nics-per-node", "0", NULL, "--nics-per-node");
+    BAD(NET, "--deadline", "-5", NULL, "--deadline");
+
+    char usage[8192];
+    options_usage(LOAD, &tests, &congs, usage, sizeof(usage));
+    CHECK(strstr(usage, "--congestors") && strstr(usage, "--canary-fraction") &&
+          strstr(usage, "rma_bcast") && strstr(usage, "Usage: mpirun"));
+    options_usage(NET, &tests, &congs, usage, sizeof(usage));
+    CHECK(strstr(usage, "--congestors") == NULL && strstr(usage, "--emulate-nodes"));
+    return check_report("test_options");
+}
