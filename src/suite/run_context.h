@@ -61,7 +61,7 @@ typedef struct {
     int official_default;
     char non_default[512]; /* comma-separated setting names */
     char json_path[OPT_PATH_MAX];
-    char mpi_library[256];
+    char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
 
     /* Load test placement (every rank computes it; rank 0 reports it). */
