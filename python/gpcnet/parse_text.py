@@ -60,6 +60,7 @@ class _Parser:
         self.blocks: list[_Block] = []
         self.truncated = False
         self._in_settings = False
+        self.settings_heading: Optional[str] = None
 
     def fail(self, lineno: int, problem: str):
         raise GpcnetError(f"{self.where}:{lineno}: {problem}")
@@ -93,8 +94,10 @@ class _Parser:
             if m:
                 handler(m)
                 return
-        if line.strip() == "Settings":
+        if re.match(r"^\s+Settings\b", line):
+            # e.g. "  Settings (official default configuration: no; differs: seed)"
             self._in_settings = True
+            self.settings_heading = line.strip()
             return
         if not line.strip() or line.strip() == "Legend":
             self._in_settings = False
@@ -104,7 +107,11 @@ class _Parser:
             # Ours prints its settings as indented `key = value`; keys we do
             # not know are kept out of the document rather than guessed at.
             # (The legend uses `=` too, hence the section tracking.)
-            self.settings[m.group(1).strip()] = m.group(2)
+            # "PPN = 1, NICs per node = 1, PPort = 1" holds three settings.
+            parts = re.split(r",\s*(?=[A-Za-z][\w ]*? = )", f"{m.group(1)} = {m.group(2)}")
+            for part in parts:
+                key, _, value = part.partition(" = ")
+                self.settings[key.strip().lower().replace(" ", "_")] = value.strip()
 
     def _set_ranks(self, m):
         self.ranks, self.nodes = int(m.group(1)), int(m.group(2))
@@ -205,18 +212,6 @@ class _Parser:
         return impact
 
 
-def _setting(settings: dict, convert, *names):
-    """Value of the first of `names` present in the settings block, converted; else None."""
-    for name in names:
-        for key, raw in settings.items():
-            if key.lower().replace(" ", "_") == name:
-                try:
-                    return convert(raw)
-                except ValueError:
-                    return None
-    return None
-
-
 def _bool(raw: str) -> bool:
     word = raw.strip().lower()
     if word in ("yes", "true", "on", "1"):
@@ -226,14 +221,6 @@ def _bool(raw: str) -> bool:
     raise ValueError(raw)
 
 
-def _int(raw: str) -> int:
-    return int(raw.split()[0])
-
-
-def _float(raw: str) -> float:
-    return float(raw.split()[0].rstrip("s"))
-
-
 def _list(raw: str) -> list:
     return [w for w in re.split(r"[,\s]+", raw.strip()) if w and w not in ("none", "-")]
 
@@ -241,14 +228,87 @@ def _list(raw: str) -> list:
 def _congestors(raw: str) -> list:
     """`a2a:1, p2p_incast:2` (or bare ids, weight 1) -> config.congestors entries."""
     mix = []
-    for item in _list(raw.replace(", ", ",")):
-        m = re.fullmatch(r"([a-z0-9_]+)(?:[:*=x](\d+))?", item)
+    for item in _list(raw):
+        m = re.fullmatch(r"([a-z0-9_]+)(?::(\d+))?", item)
         if not m:
             raise ValueError(item)
         kernel = m.group(1)
         mix.append({"id": kernel, "name": catalog.display_name(kernel),
                     "weight": int(m.group(2)) if m.group(2) else 1})
     return mix
+
+
+_LOOPS = re.compile(r"(\d+) measurements x (\d+) rings x (\d+) iterations, (\d+) warm-up")
+_SEED = re.compile(r"(\d+)(?:\s*\((.*)\))?")
+_EMULATED = (
+    (re.compile(r"emulated, (\d+) consecutive ranks per node"), "ranks_per_node"),
+    (re.compile(r"emulated, (\d+) equal groups of ranks"), "nodes"),
+)
+_OFFICIAL = re.compile(r"official default configuration: (yes|no)(?:; differs: ([^)]*))?")
+
+
+class _Settings:
+    """Our preamble's `Settings` block, read into the document's fields.
+
+    Each reader returns None when its line is absent or unreadable: a
+    changed wording in the C program then costs a value, not the parse.
+    """
+
+    def __init__(self, heading: Optional[str], raw: dict):
+        self.heading = heading or ""
+        self.raw = raw
+
+    def get(self, key: str, convert):
+        if key not in self.raw:
+            return None
+        try:
+            return convert(self.raw[key])
+        except (ValueError, KeyError, AttributeError):
+            return None
+
+    def official(self) -> tuple:
+        m = _OFFICIAL.search(self.heading)
+        if not m:
+            return None, None
+        official = m.group(1) == "yes"
+        return official, [] if official else _list(m.group(2) or "")
+
+    def seed(self) -> tuple:
+        m = self.get("seed", _SEED.fullmatch)
+        if not m:
+            return None, None
+        how = (m.group(2) or "").lower()
+        source = "time" if "time" in how else "option" if ("--seed" in how or "option" in how) else None
+        return int(m.group(1)), source
+
+    def loops(self) -> Optional[dict]:
+        loops = {}
+        for key, raw in self.raw.items():
+            m = _LOOPS.fullmatch(raw.strip())
+            if m and re.fullmatch(r"[a-z0-9_]+", key):
+                loops[key] = dict(zip(("measurements", "rings", "iterations", "warmup"), map(int, m.groups())))
+        return loops or None
+
+    def emulated(self) -> tuple:
+        """(known, value): real hosts are a known null, unlike a missing line."""
+        raw = self.raw.get("nodes")
+        if raw is None:
+            return False, None
+        for pattern, key in _EMULATED:
+            m = pattern.fullmatch(raw.strip())
+            if m:
+                return True, {key: int(m.group(1))}
+        return ("shared-memory" in raw), None
+
+    def ppn(self) -> tuple:
+        m = self.get("ppn", lambda v: re.match(r"(\d+)( \(uneven\))?", v))
+        if not m:
+            return None, None
+        return (None if m.group(2) else int(m.group(1))), int(m.group(1))
+
+
+def _first_number(raw: str) -> float:
+    return float(raw.split()[0])
 
 
 def parse_text(text: str, where: str) -> dict:
@@ -320,9 +380,18 @@ def parse_text(text: str, where: str) -> dict:
     ordered = [tables[k] for k in order if k in tables] + \
               [t for k, t in tables.items() if k not in order]
 
-    s = p.settings
-    nics = _setting(s, _int, "nics_per_node", "nics")
-    ppn = p.ranks // p.nodes if p.nodes and p.ranks % p.nodes == 0 else None
+    st = _Settings(p.settings_heading, p.settings)
+    official, non_default = st.official()
+    seed, seed_source = st.seed()
+    emulated_known, emulated = st.emulated()
+    ppn_min, ppn_max = st.ppn()
+    if ppn_max is None and p.ranks % p.nodes == 0:
+        ppn_min = ppn_max = p.ranks // p.nodes  # reference text: even split is certain
+    nics = st.get("nics_per_node", int)
+    pport = st.get("pport", float)
+    if pport is None and ppn_max is not None and nics:
+        pport = ppn_max / nics
+    loops = st.loops()
     doc = {
         "schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION,
         "program": program,
@@ -333,34 +402,36 @@ def parse_text(text: str, where: str) -> dict:
         "status": status, "abort_reason": reason,
         "started_at": None, "finished_at": None,
         "config": {
-            "official_default": _setting(s, _bool, "official_default"),
-            "non_default": _setting(s, _list, "non_default"),
-            "seed": _setting(s, _int, "seed"),
-            "seed_source": _setting(s, lambda v: {"time": "time", "option": "option"}[v.strip()], "seed_source"),
-            "ring_seed": _setting(s, _int, "ring_seed"),
-            "tests": _setting(s, _list, "tests") or [r["test"] for r in tables["isolated"]["rows"]],
-            "time_limit_s": _setting(s, _float, "time_limit_s", "time_limit"),
-            "loops": None,
-            "verbose": verbose,
+            "official_default": official,
+            "non_default": non_default,
+            "seed": seed,
+            "seed_source": seed_source,
+            "ring_seed": st.get("ring_seed", int),
+            # The settings list the tests in run order; the reference's
+            # tables are the only record of what it ran.
+            "tests": list(loops) if loops else [r["test"] for r in tables["isolated"]["rows"]],
+            "time_limit_s": st.get("time_limit", _first_number),
+            "loops": loops,
+            "verbose": verbose if verbose is not None else st.get("verbose", _bool),
             "nics_per_node": nics,
-            "emulated_nodes": None,
-            "output_dir": _setting(s, str.strip, "output_dir"),
-            "json": None,
+            "emulated_nodes": emulated,
+            "output_dir": None,
+            "json": st.get("json", str.strip),
         },
         "environment": {
-            "mpi_library": _setting(s, str.strip, "mpi_library", "mpi"),
-            "mpi_standard": _setting(s, str.strip, "mpi_standard"),
+            "mpi_library": st.get("mpi", str.strip),
+            "mpi_standard": None,
             "ranks": p.ranks, "nodes": p.nodes, "hosts": None,
-            "ppn_min": ppn, "ppn_max": ppn,
-            "pport": ppn / nics if ppn and nics else None,
+            "ppn_min": ppn_min, "ppn_max": ppn_max,
+            "pport": pport,
             "hostname": None,
         },
         "tables": ordered,
         "phases": None,
     }
     if program == "network_load_test":
-        doc["config"]["canary_fraction"] = _setting(s, _float, "canary_fraction")
-        doc["config"]["congestors"] = _setting(s, _congestors, "congestors", "congestor_mix")
+        doc["config"]["canary_fraction"] = st.get("canary_fraction", float)
+        doc["config"]["congestors"] = st.get("congestors", _congestors)
         doc["placement"] = {
             "all_nodes": None, "congestor_nodes": None, "canary_nodes": None,
             "min_nodes_per_congestor": p.min_per_congestor,
@@ -371,4 +442,8 @@ def parse_text(text: str, where: str) -> dict:
             "congestor_node_count": p.congestor_nodes,
         }
         doc["impact"] = impact
+    else:
+        # As the binaries write them for network_test.
+        doc["placement"] = None
+        doc["impact"] = []
     return doc

@@ -1,0 +1,49 @@
+"""Shared helpers for the gpcnet tests: fixture paths and an in-process CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gpcnet.cli import main
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+REAL = FIXTURES / "real"
+REPO = HERE.parent.parent
+ARTIFACTS = HERE / "artifacts"  # git-ignored; screenshots and reports to inspect
+
+
+def fixture(name: str) -> str:
+    return str(FIXTURES / name)
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run `gpcnet ARGS...` in-process; return (exit code, stdout, stderr)."""
+    def run(*args):
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    """Write a (modified) document to a temp file and return its path."""
+    def write(doc, name="doc.json"):
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        return str(path)
+    return write
+
+
+def read(name: str) -> dict:
+    return json.loads((FIXTURES / name).read_text())
