@@ -297,8 +297,11 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         if (spec->takes_value) {
             if (eq) {
                 val = eq + 1;
-            } else if (i + 1 < argc) {
+            } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
                 val = argv[++i];
+            } else if (i + 1 < argc) {
+                fail(err, errlen, "%s needs a value (got option '%s' instead)", name, argv[i + 1]);
+                return OPT_ERROR;
             } else {
                 fail(err, errlen, "%s needs a value", name);
                 return OPT_ERROR;

@@ -89,6 +89,7 @@ int main(void)
     BAD(NET, "--json", "", NULL, "empty");
     BAD(NET, "--nics-per-node", "0", NULL, "--nics-per-node");
     BAD(NET, "--deadline", "-5", NULL, "--deadline");
+    BAD(NET, "--json", "--force", NULL, "--json needs a value (got option '--force' instead)");
 
     char usage[8192];
     options_usage(LOAD, &tests, &congs, usage, sizeof(usage));
