@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install what building and running GPCNeT needs on Debian 12: a C compiler,
+# CMake and an MPI library (Open MPI from Debian, unless an mpicc is already
+# there). Safe to run again; never asks anything. With --python it also sets
+# up the gpcnet analysis tool and its test dependencies.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export DEBIAN_FRONTEND=noninteractive
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=0
+apt_install() {
+    if [ "$apt_updated" -eq 0 ]; then
+        as_root apt-get update -q </dev/null >/dev/null
+        apt_updated=1
+    fi
+    echo "setup: installing $*"
+    as_root apt-get install -y -q --no-install-recommends "$@" </dev/null >/dev/null
+}
+
+need=()
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+    need+=(openmpi-bin libopenmpi-dev)
+fi
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+    apt_install "${need[@]}"
+fi
+
+if [ "${1:-}" = "--python" ]; then
+    bash "$repo/scripts/setup-python.sh"
+fi
