@@ -25,6 +25,13 @@ def _write(path: str, text: str) -> None:
         raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
 
 
+def _check_output_dir(path: str) -> None:
+    # Rendering figures takes seconds; find out first that the result can be kept.
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise GpcnetError(f"{path}: cannot write: directory {parent} does not exist")
+
+
 def _labels(paths: list) -> list:
     """Short names for runs: the file name, or the path when names repeat."""
     names = [Path(p).stem for p in paths]
@@ -40,6 +47,7 @@ def cmd_report(args) -> int:
     from gpcnet.load import load
     from gpcnet.report import render
     doc = load(args.run)
+    _check_output_dir(args.output)
     _write(args.output, render(doc, Path(args.run).name))
     print(f"wrote {args.output}")
     return EXIT_OK
@@ -97,6 +105,7 @@ def cmd_plot(args) -> int:
     from gpcnet import figures, results
     from gpcnet.load import load
     doc = load(args.run)
+    _check_output_dir(args.output)
     if args.kind == "hist":
         if not results.has_histograms(doc):
             raise GpcnetError(f"{args.run}: no histograms to plot"

@@ -47,12 +47,18 @@ def _stairs(bins: list) -> tuple:
     return np.array(edges), np.array(heights)
 
 
-def _readable_log_ticks(axis):
-    """Label a log axis 1, 2, 5, 10, 20, ... instead of matplotlib's
-    mantissa-times-power labels, which collide on narrow ranges."""
-    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+def _readable_log_ticks(axis, span_decades: float = 2.0):
+    """Label a log axis 1, 2, 5, 10, ... (or only powers of ten over a wide
+    range) instead of matplotlib's mantissa-times-power labels, which
+    collide on narrow ranges."""
+    subs = (1.0, 2.0, 5.0) if span_decades <= 2.5 else (1.0,)
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=subs))
     axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _decades(lo: float, hi: float) -> float:
+    return float(np.log10(hi / lo)) if lo > 0 and hi > lo else 0.0
 
 
 def _mark(ax, value: Optional[float], color: str, style: str, label: str):
@@ -72,7 +78,6 @@ def histogram_figure(doc: dict, tests: Optional[list] = None) -> Figure:
             row = results.row(doc, table_id, test)
             hist = row.get("histogram") if row else None
             ax.set_xscale("log")
-            _readable_log_ticks(ax.xaxis)
             if not hist or not hist["bins"]:
                 ax.text(0.5, 0.5, "no histogram", transform=ax.transAxes, ha="center", va="center")
             else:
@@ -90,6 +95,9 @@ def histogram_figure(doc: dict, tests: Optional[list] = None) -> Figure:
             if row_i == len(phases) - 1:
                 unit = row["unit"] if row else (catalog.BY_ID[test].unit if test in catalog.BY_ID else "")
                 ax.set_xlabel(unit, fontsize=8)
+                # The panels of a column share this axis; set ticks once its range is final.
+                ax.autoscale_view()
+                _readable_log_ticks(ax.xaxis, _decades(*ax.get_xlim()))
     return fig
 
 
@@ -127,7 +135,6 @@ def ci_figure(doc: dict) -> Figure:
             bar.set_edgecolor("black")
             bar.set_hatch("//")
         ax.set_yscale("log")
-        _readable_log_ticks(ax.yaxis)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=70, fontsize=7, ha="right", rotation_mode="anchor")
@@ -135,6 +142,8 @@ def ci_figure(doc: dict) -> Figure:
         ax.set_ylabel("Congestion Impact (log)", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
         ax.legend(fontsize=7)
+        ax.autoscale_view()
+        _readable_log_ticks(ax.yaxis, _decades(*ax.get_ylim()))
     return fig
 
 
@@ -151,17 +160,23 @@ def impact_matrix_figure(doc: dict) -> Figure:
         values = np.array([[np.nan if v is None else v for v in r] for r in matrix[stat]], dtype=float)
         positive = values[np.isfinite(values) & (values > 0)]
         norm = LogNorm(vmin=min(1.0, positive.min()), vmax=max(2.0, positive.max())) if positive.size else None
-        image = ax.imshow(values, cmap="Reds", norm=norm, aspect="auto")
+        # pcolormesh stays vector in SVG (imshow would embed a PNG).
+        image = ax.pcolormesh(np.ma.masked_invalid(values), cmap="Reds", norm=norm,
+                              edgecolors="white", linewidth=0.5)
+        ax.invert_yaxis()
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
-        ax.set_xticks(range(len(cols)))
+                dark = norm is not None and norm(v) > 0.6  # keep the number readable on dark cells
+                ax.text(j + 0.5, i + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+        ax.set_xticks(np.arange(len(cols)) + 0.5)
         ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=7)
-        ax.set_yticks(range(len(rows)))
+        ax.set_yticks(np.arange(len(rows)) + 0.5)
         ax.set_yticklabels(rows, fontsize=7)
         ax.set_title(f"Congestion Impact, {title}", fontsize=9)
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
-        _readable_log_ticks(bar.ax.yaxis)
+        bar.solids.set_rasterized(False)  # keep the SVG free of embedded bitmaps
+        _readable_log_ticks(bar.ax.yaxis, _decades(*bar.ax.get_ylim()))
     return fig
 
 

@@ -47,3 +47,24 @@ def write_json(tmp_path):
 
 def read(name: str) -> dict:
     return json.loads((FIXTURES / name).read_text())
+
+
+@pytest.fixture(scope="session")
+def reports(tmp_path_factory):
+    """HTML reports of representative documents, made once per session
+    (rendering figures is the slow part) and shared by the report and
+    browser tests."""
+    out = tmp_path_factory.mktemp("reports")
+    parsed = out / "parsed_ref_load_default.json"
+    assert main(["parse", str(FIXTURES / "ref_load_default.txt"), "-o", str(parsed)]) == 0
+    sources = {
+        "load_verbose_matrix": FIXTURES / "load_verbose_matrix.json",
+        "network_run": FIXTURES / "network_run.json",
+        "parsed_ref_load_default": parsed,
+        "real_network_load_test_verbose": REAL / "network_load_test_verbose.json",
+    }
+    made = {}
+    for name, source in sources.items():
+        made[name] = out / f"{name}.html"
+        assert main(["report", str(source), "-o", str(made[name])]) == 0
+    return made

@@ -1,0 +1,128 @@
+"""gpcnet report: one self-contained HTML file with the sections each kind
+of document supports."""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from conftest import REAL, fixture
+
+
+class _Collect(HTMLParser):
+    """Tags, ids and every URL-bearing attribute of an HTML document."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+        self.ids = set()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name == "id":
+                self.ids.add(value)
+            if name in ("src", "href", "xlink:href", "action", "srcset", "poster", "data"):
+                self.urls.append(value)
+
+
+def report(cli, tmp_path, source):
+    out = tmp_path / "report.html"
+    code, stdout, err = cli("report", source, "-o", out)
+    assert code == 0, err
+    assert stdout == f"wrote {out}\n"
+    return _read(out)
+
+
+def _read(path):
+    text = path.read_text()
+    page = _Collect()
+    page.feed(text)
+    return text, page
+
+
+def assert_self_contained(text, page):
+    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags
+    # Only in-document references (#glyph ids inside the SVGs).
+    assert all(url.startswith("#") for url in page.urls), [u for u in page.urls if not u.startswith("#")][:3]
+    assert "@import" not in text and not re.search(r"url\((?!#)", text)
+
+
+def test_load_test_report_has_every_section(reports):
+    text, page = _read(reports["load_verbose_matrix"])
+    assert_self_contained(text, page)
+    for section in ("summary", "results", "histograms", "impact", "congestors", "impact-matrix", "repeats"):
+        assert section in page.ids, section
+    for table in ("table-isolated", "table-loaded", "table-impact", "table-isolated_congestors",
+                  "table-impact-matrix"):
+        assert table in page.ids, table
+    for fig in ("fig-hist-rr_two_sided_lat", "fig-hist-rr_two_sided_bw_sync", "fig-hist-multiple_allreduce",
+                "fig-ci", "fig-impact-matrix"):
+        assert fig in page.ids, fig
+    assert text.count("<svg") == 5
+    # Summary: official-default status, differing settings, seed, MPI, placement.
+    assert "settings that differ: time_limit_s, emulated_nodes" in text
+    assert "44 (from option)" in text and "Open MPI v4.1.4" in text
+    assert "box#1, box#6" in text
+    # Verbose columns as in the text output; printed CI with X.
+    assert "Avg(Worst)" in text and re.search(r">\d+\.\dX<", text)
+    # The published neighbours at the closest PPort are named.
+    assert "Malbec (485 nodes, 20 PPort)" in text
+
+
+def test_network_test_report_has_no_loaded_sections(reports):
+    text, page = _read(reports["network_run"])
+    assert_self_contained(text, page)
+    assert "table-isolated" in page.ids and "table-loaded" not in page.ids
+    assert "impact" not in page.ids and "congestors" not in page.ids
+    assert text.count("<svg") == 8  # one histogram figure per test
+
+
+def test_parsed_text_report_says_there_are_no_histograms(reports):
+    text, page = _read(reports["parsed_ref_load_default"])
+    assert "no-histograms" in page.ids and "parsed from text output" in text
+    assert text.count("<svg") == 1  # only the CI figure
+    assert "PPort not recorded; assumed 1 NIC per node" in text
+    assert "names not recorded" not in text  # the node counts are known from the text
+
+
+def test_partial_run_is_flagged(cli, tmp_path):
+    text, page = report(cli, tmp_path, REAL / "network_test_running.json")
+    assert "Run status is <b>running</b>" in text
+    assert text.count("<svg") == 1
+
+
+def test_real_load_test_report(reports):
+    text, page = _read(reports["real_network_load_test_verbose"])
+    assert_self_contained(text, page)
+    assert text.count("<svg") == 4 and "congestors" in page.ids
+
+
+def test_text_is_escaped(cli, tmp_path, write_json):
+    from conftest import read
+    doc = read("network_run.json")
+    doc["environment"]["mpi_library"] = "<b>evil</b> & co"
+    for row in doc["tables"][0]["rows"]:
+        row["histogram"] = None  # no figures needed here
+    text, _ = report(cli, tmp_path, write_json(doc))
+    assert "&lt;b&gt;evil&lt;/b&gt; &amp; co" in text and "<b>evil</b>" not in text
+
+
+def test_svg_ids_do_not_collide_between_figures(reports):
+    text, _ = _read(reports["load_verbose_matrix"])
+    clip_ids = re.findall(r'<clipPath id="([^"]+)"', text)
+    assert clip_ids and len(clip_ids) == len(set(clip_ids))
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["missing.json"], "missing.json: no such file"),
+])
+def test_report_errors(cli, tmp_path, args, expected):
+    code, _, err = cli("report", *[tmp_path / a for a in args], "-o", tmp_path / "r.html")
+    assert code == 2 and expected in err and err.count("\n") == 1
+
+
+def test_report_unwritable_output(cli, tmp_path):
+    code, _, err = cli("report", fixture("network_run.json"), "-o", tmp_path / "no" / "dir" / "r.html")
+    assert code == 2 and "cannot write" in err
