@@ -80,7 +80,7 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None) -> tuple
 
     head = ["Metric", "Unit", labels[0]]
     for label in labels[1:]:
-        head += [label, f"/{labels[0]}" if len(labels) == 2 else f"{label}/{labels[0]}"]
+        head += [label, f"{label}/{labels[0]}"]
     body = []
     for m in order:
         base = per_run[0].get(m)
