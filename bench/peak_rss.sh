@@ -13,7 +13,7 @@ cd "$repo"
 short="${SHORT:-1}"; long="${LONG:-8}"; np="${NP:-4}"
 command -v /usr/bin/time >/dev/null 2>&1 || { apt-get install -y -q time >/dev/null; }
 [ -x build/network_test ] || { cmake -S . -B build >/dev/null && cmake --build build -j2 >/dev/null; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc="^rdma"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 launch=(mpirun -np "$np")
 mpirun --version | grep -q "Open MPI" && launch=(mpirun --oversubscribe -np "$np")
 

@@ -24,9 +24,6 @@ launcher=(mpirun -np $((nodes * ppn)))
 if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
     # More ranks than cores is what emulation means here.
     launcher=(mpirun --oversubscribe -np $((nodes * ppn)))
-    # Open MPI 4.1's osc/rdma crashes when several communicators on one
-    # host create RMA windows at once (docs/running.md); use the others.
-    export OMPI_MCA_osc="${OMPI_MCA_osc:-^rdma}"
     export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
     if [ "$(id -u)" -eq 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

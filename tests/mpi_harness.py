@@ -40,9 +40,6 @@ def mpi_env(extra=None) -> dict:
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
         # Busy-polling ranks on 2 cores: yield so oversubscribed jobs progress.
         OMPI_MCA_mpi_yield_when_idle="1",
-        # Open MPI 4.1's osc/rdma crashes when disjoint communicators on one
-        # host create windows at once (emulated nodes); see docs/running.md.
-        OMPI_MCA_osc="^rdma",
     )
     if extra:
         env.update(extra)

@@ -6,6 +6,7 @@
 #include "infra/fatal.h"
 #include "infra/progress.h"
 #include "infra/ring.h"
+#include "infra/turns.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -133,12 +134,27 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
     MPI_Barrier(test_comm);
 }
 
+typedef struct {
+    const canary_kernel_t *k;
+    MPI_Comm slice;
+    void *state;
+} setup_call_t;
+
+static void setup_in_turn(void *arg)
+{
+    setup_call_t *c = arg;
+    c->state = c->k->setup(c->slice);
+}
+
 void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
                     MPI_Comm slice, int slice_index, MPI_Comm test_comm,
                     unsigned long long ring_seed, stats_acc_t *acc)
 {
     stats_init(acc);
-    void *state = k->setup(slice);
+    /* Slices set up one after another (see infra/turns.h). */
+    setup_call_t call = {k, slice, NULL};
+    take_turns(test_comm, slice_index, setup_in_turn, &call);
+    void *state = call.state;
     if (k->loop == LOOP_COLLECTIVE) {
         collective_loop(k, state, limits, time_limit, slice, test_comm, acc);
     } else {

@@ -10,6 +10,7 @@
 #include "infra/node_lists.h"
 #include "infra/progress.h"
 #include "infra/report.h"
+#include "infra/turns.h"
 #include "suite/suites.h"
 
 #define TAG_CONGESTOR_RESULT 4201
@@ -24,7 +25,14 @@ typedef struct {
     MPI_Comm kernel_comm;    /* congestors: every rank running my kernel */
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
+    const congestor_kernel_t *setup_kernel;
 } roles_t;
+
+static void congestor_setup(void *arg)
+{
+    roles_t *ro = arg;
+    ro->state = ro->setup_kernel->setup(ro->congestor_comm);
+}
 
 static void build_roles(run_t *run, roles_t *ro)
 {
@@ -51,16 +59,20 @@ static void build_roles(run_t *run, roles_t *ro)
     MPI_Comm_split(run->world, color, congestor_pos[nd->my_node], &ro->congestor_comm);
     MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
                    &ro->kernel_comm);
+    int turn = -1;
     if (ro->is_congestor) {
         int n;
         MPI_Comm_size(ro->congestor_comm, &n);
         ro->congestor_active = n >= 2;
         const congestor_kernel_t *k = run->congestors[ro->kernel];
         if (ro->congestor_active) {
-            ro->state = k->setup(ro->congestor_comm);
+            ro->setup_kernel = k;
             ro->iterations = k->iterations_for(run->congestor_iterations, n);
+            turn = color;
         }
     }
+    /* Congestor communicators set up one after another (infra/turns.h). */
+    take_turns(run->world, turn, congestor_setup, ro);
     free(canary_pos);
     free(congestor_pos);
 }
