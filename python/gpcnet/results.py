@@ -49,12 +49,17 @@ def ci(entry: Optional[dict], stat: str) -> Optional[float]:
 def canary_tests(doc: dict) -> list[str]:
     """Test ids measured by the run, in run order.
 
-    For the load test these are the canaries (those with a loaded row);
-    network_test measures every test in isolation only.
+    The isolated table lists them all (for the load test, the canaries);
+    a loaded row without an isolated one is kept too, so a partial
+    document still shows everything it has.
     """
-    loaded = table(doc, "loaded")
-    source = loaded if loaded is not None else table(doc, "isolated")
-    return [r["test"] for r in source["rows"]] if source else []
+    tests = []
+    for table_id in ("isolated", "loaded"):
+        t = table(doc, table_id)
+        for r in (t["rows"] if t else []):
+            if r["test"] not in tests:
+                tests.append(r["test"])
+    return tests
 
 
 def is_load_test(doc: dict) -> bool:
