@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import warnings
 from pathlib import Path
 
 import pytest
@@ -33,21 +32,13 @@ def _binary(name: str) -> Path:
 
 
 def _run(binary: Path, ranks: int, args: list, cwd: Path) -> str:
-    """mpirun the binary, return its stdout.
-
-    One retry: on a busy 2-core host Open MPI's shared-memory window setup
-    has been seen to fail transiently (bus error in MPI_Win_allocate) while
-    other MPI jobs run; a second failure is a real one.
-    """
+    """mpirun the binary, return its stdout."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = ["mpirun", "--oversubscribe", "-np", str(ranks), str(binary), "--quiet", "--force", *args]
-    for attempt in (1, 2):
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
-        if proc.returncode == 0:
-            return proc.stdout
-        if attempt == 1:
-            warnings.warn(f"{binary.name} failed once (exit {proc.returncode}); retrying: {proc.stderr[-300:]}")
-    pytest.fail(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
+    if proc.returncode != 0:
+        pytest.fail(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return proc.stdout
 
 
 def _check_run(tmp_path: Path, program: str, ranks: int, extra: list, expect_tables: set):
