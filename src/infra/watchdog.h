@@ -1,9 +1,16 @@
 /* Never hang, never lose what finished: a deadline for the whole job and
  * a clean word on SIGINT/SIGTERM. Finished phases are already on disk (the
- * JSON is rewritten after every phase), so the handlers only have to say
- * so and leave; the launcher (mpirun, srun) then ends the other ranks. */
+ * JSON is rewritten after every phase), so the handlers only mark that
+ * file as aborted (rank 0: "status": "aborted", "abort_reason",
+ * "finished_at"; written to a new file and renamed over the old one, so the
+ * file stays complete), say so and leave; the launcher (mpirun, srun) then
+ * ends the other ranks. See docs/reliability.md. */
 #ifndef GPCNET_WATCHDOG_H
 #define GPCNET_WATCHDOG_H
+
+/* Ranks other than 0 reach the deadline this much later, so that rank 0
+ * (which writes the results) is the one that ends the job and says why. */
+#define WATCHDOG_FOLLOW_S 1.0
 
 /* deadline_s > 0 arms the deadline on every rank. Exit codes: 124 for the
  * deadline (as timeout(1)), 128 + signal number for signals. */
