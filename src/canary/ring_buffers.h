@@ -22,6 +22,9 @@ typedef struct {
     int sync;            /* BW+Sync: barrier inside the timed region */
 } ring_state_t;
 
+/* One-sided kernels: state with a window of win_bytes and a send buffer. */
+void *ring_window_new(MPI_Comm slice, size_t send_bytes, MPI_Aint win_bytes, int disp_unit);
+void ring_window_free(void *state);
 /* Lock/unlock both neighbours' windows (shared, once when they coincide). */
 void ring_lock_neighbours(void *state, int left, int right);
 void ring_unlock_neighbours(void *state, int left, int right);

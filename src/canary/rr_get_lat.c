@@ -1,30 +1,11 @@
 /* RR Get Lat (8 B): MPI_Get one double from each ring neighbour, passive
  * target, a shared lock held for the whole ring. */
-#include <stdlib.h>
-
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
-#include "infra/fatal.h"
-#include "infra/rma_window.h"
 
 static void *setup(MPI_Comm slice)
 {
-    ring_state_t *s = xcalloc(1, sizeof(*s));
-    s->comm = slice;
-    s->send = xcalloc(2, sizeof(double));
-    rma_window_allocate(2 * sizeof(double), sizeof(double), slice, &s->win_base,
-                     &s->win);
-    s->win_base[0] = s->win_base[1] = 0.0;
-    MPI_Barrier(slice);
-    return s;
-}
-
-static void teardown(void *state)
-{
-    ring_state_t *s = state;
-    MPI_Win_free(&s->win);
-    free(s->send);
-    free(s);
+    return ring_window_new(slice, 2 * sizeof(double), 2 * sizeof(double), sizeof(double));
 }
 
 static void iterate(void *state, int left, int right)
@@ -47,7 +28,7 @@ const canary_kernel_t rr_get_lat = {
     .loop = LOOP_RANDOM_RING,
     .limits = {10000, 30, 200, 200},
     .setup = setup,
-    .teardown = teardown,
+    .teardown = ring_window_free,
     .ring_begin = ring_lock_neighbours,
     .ring_end = ring_unlock_neighbours,
     .iterate = iterate,

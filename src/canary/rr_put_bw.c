@@ -1,30 +1,12 @@
 /* RR Put BW (131072 B): 8 MPI_Put of 128 KiB to each ring neighbour, then
  * flush both; passive target with shared locks held for the ring. */
-#include <stdlib.h>
-
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
-#include "infra/fatal.h"
-#include "infra/rma_window.h"
 
+/* Each put lands in its own slot: [from left x 8][from right x 8]. */
 static void *setup(MPI_Comm slice)
 {
-    ring_state_t *s = xcalloc(1, sizeof(*s));
-    s->comm = slice;
-    s->send = xcalloc(2, BW_MSG_BYTES);
-    /* Each put lands in its own slot: [from left x 8][from right x 8]. */
-    MPI_Aint bytes = (MPI_Aint)2 * BW_OUTSTANDING * BW_MSG_BYTES;
-    rma_window_allocate(bytes, 1, slice, &s->win_base, &s->win);
-    MPI_Barrier(slice);
-    return s;
-}
-
-static void teardown(void *state)
-{
-    ring_state_t *s = state;
-    MPI_Win_free(&s->win);
-    free(s->send);
-    free(s);
+    return ring_window_new(slice, 2 * BW_MSG_BYTES, (MPI_Aint)2 * BW_OUTSTANDING * BW_MSG_BYTES, 1);
 }
 
 static void iterate(void *state, int left, int right)
@@ -51,7 +33,7 @@ const canary_kernel_t rr_put_bw = {
     .loop = LOOP_RANDOM_RING,
     .limits = {10000, 30, 8, 1},
     .setup = setup,
-    .teardown = teardown,
+    .teardown = ring_window_free,
     .ring_begin = ring_lock_neighbours,
     .ring_end = ring_unlock_neighbours,
     .iterate = iterate,

@@ -4,10 +4,10 @@
 
 #include <mpi.h>
 
-/* MPI_Win_allocate with the hint that no shared-memory segment is wanted:
- * measured windows never have an on-node target by design, and Open MPI
- * 4.1 crashes when several such segments are created at once on one host
- * (emulated nodes). Other libraries ignore the hint. */
+/* MPI_Win_allocate, zeroed, with the hint that no shared-memory segment is
+ * wanted: measured windows never have an on-node target by design. Callers
+ * on disjoint communicators of one host create windows in turns
+ * (infra/turns.h). Libraries that do not know the hint ignore it. */
 void rma_window_allocate(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base, MPI_Win *win);
 
 #endif

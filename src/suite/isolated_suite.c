@@ -37,11 +37,12 @@ const result_t *suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI
     if (holder) {
         result_for_canary(mine, run->tests[test], run->limits[test]);
         stats_to_result(acc, mine);
+        /* The holder ran the test; rank 0 may have been a waiting congestor. */
+        mine->wall_s = wall_s;
     }
     result_deliver(mine, holder, TAG_CANARY_RESULT, run->world);
     const result_t *stored = NULL;
     if (run->rank == 0) {
-        r->wall_s = wall_s;
         stored = run_record(run, table_id, title, r);
         if (print)
             report_row(stdout, r, run->opt.verbose);

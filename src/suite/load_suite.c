@@ -89,8 +89,8 @@ static void free_roles(run_t *run, roles_t *ro)
 }
 
 /* Every kernel's congestor result reaches world rank 0 in kernel order. */
-static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, const char *table_id,
-                               const char *title, int print, int only)
+static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s,
+                               const char *table_id, const char *title, int print, int only)
 {
     if (ro->is_congestor && (only < 0 || only == ro->kernel))
         stats_reduce(acc, ro->kernel_comm);
@@ -110,6 +110,7 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, const 
             result_for_congestor(r, run->congestors[k]);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
+            r->wall_s = wall_s;
         }
         result_deliver(r, holder, TAG_CONGESTOR_RESULT + k, run->world);
         if (run->rank == 0) {
@@ -273,11 +274,13 @@ int network_load_test_main(int argc, char **argv)
         for (int k = 0; k < run.n_congestors; k++) {
             progress_step("congestor baseline", run.congestors[k]->name, o->time_limit);
             stats_init(acc);
+            double start = MPI_Wtime();
             if (ro.is_congestor && ro.kernel == k && ro.congestor_active)
                 congestor_pass_of(&run, &ro, acc);
+            double wall = MPI_Wtime() - start;
             MPI_Barrier(run.world);
-            collect_congestors(&run, &ro, acc, "isolated_congestors", "Isolated Congestion Tests",
-                               1, k);
+            collect_congestors(&run, &ro, acc, wall, "isolated_congestors",
+                               "Isolated Congestion Tests", 1, k);
         }
         run_phase_done(&run, "congestor_baselines", MPI_Wtime() - phase_start);
     }
@@ -318,7 +321,7 @@ int network_load_test_main(int argc, char **argv)
         char table[96], title[160];
         snprintf(table, sizeof(table), "congestors_during:%s", k->id);
         snprintf(title, sizeof(title), "Congestion Tests running with %s", k->name);
-        collect_congestors(&run, &ro, acc, table, title, o->verbose, -1);
+        collect_congestors(&run, &ro, acc, wall, table, title, o->verbose, -1);
         char phase[96];
         snprintf(phase, sizeof(phase), "loaded:%s", k->id);
         run_phase_done(&run, phase, wall);

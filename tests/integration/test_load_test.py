@@ -153,3 +153,16 @@ def test_uneven_ppn_load_test(harness, tmp_path):
     assert doc["environment"]["nodes"] == 11 and doc["environment"]["ppn_min"] == 1
     loaded = {tb["id"]: tb for tb in doc["tables"]}["loaded"]["rows"][0]
     assert loaded["samples"] > 0
+
+
+def test_ten_nodes_four_ppn(harness, tmp_path):
+    """The configuration of the acceptance runs: 10 nodes x 4 ranks."""
+    p, doc = load_run(harness, tmp_path, 40, 4, "--seed", "21")
+    assert "Test with 40 MPI ranks (10 nodes)" in p.stdout
+    by_id = {tb["id"]: tb for tb in doc["tables"]}
+    for row in by_id["isolated"]["rows"] + by_id["loaded"]["rows"]:
+        assert row["ranks"] == 8 and row["samples"] > 0  # 2 canary nodes x 4 slices
+    assert len(doc["impact"]) == 3
+    groups = doc["placement"]["congestor_groups"]
+    assert {g["slice"] for g in groups} == {0, 1, 2, 3}
+    assert all(len(g["nodes"]) == 2 for g in groups)  # 8 congestor nodes / 4 kernels
