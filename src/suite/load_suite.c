@@ -234,6 +234,22 @@ int network_load_test_main(int argc, char **argv)
                           o->canary_fraction, run.n_congestors, weights))
         die("placement failed although the node count was checked");
     run.have_placement = 1;
+    /* Weights can starve a kernel of nodes (a2a:64,p2p_incast on 8 congestor
+     * nodes): a kernel without two nodes would leave rank 0 waiting for its
+     * results forever. Every rank computed the same placement. */
+    for (int k = 0; k < run.n_congestors; k++) {
+        int got = 0;
+        for (int i = 0; i < run.placement.n_congestor_nodes; i++) {
+            int node = run.placement.order[i];
+            got += run.placement.kernel_of[run.placement.kernel_offset[node]] == k;
+        }
+        if (got < 2)
+            exit_all(1,
+                     "network_load_test: congestor %s gets %d of the %d congestor nodes with "
+                     "these --congestors weights; every congestor needs at least 2 nodes. "
+                     "Lower the other weights or run on more nodes.\n",
+                     run.congestors[k]->id, got, run.placement.n_congestor_nodes);
+    }
     roles_t ro;
     build_roles(&run, &ro);
     write_node_lists(&run);
