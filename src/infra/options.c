@@ -331,12 +331,32 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
     return OPT_RUN;
 }
 
+/* The names, wrapped to fit 80 columns under a 29-column indent. */
+static void catalog_wrapped(const name_catalog_t *cat, char *buf, size_t len)
+{
+    const char *indent = "\n                             ";
+    size_t col = 29;
+    buf[0] = '\0';
+    for (int i = 0; i < cat->count; i++) {
+        size_t w = strlen(cat->ids[i]) + 2;
+        if (i && col + w > 79) {
+            strncat(buf, ",", len - strlen(buf) - 1);
+            strncat(buf, indent, len - strlen(buf) - 1);
+            col = 29;
+        } else if (i) {
+            strncat(buf, ", ", len - strlen(buf) - 1);
+        }
+        strncat(buf, cat->ids[i], len - strlen(buf) - 1);
+        col += w;
+    }
+}
+
 void options_usage(program_t program, const name_catalog_t *tests,
                    const name_catalog_t *congestors, char *buf, size_t len)
 {
     char tnames[1024], cnames[1024];
-    catalog_list(tests, tnames, sizeof(tnames));
-    catalog_list(congestors, cnames, sizeof(cnames));
+    catalog_wrapped(tests, tnames, sizeof(tnames));
+    catalog_wrapped(congestors, cnames, sizeof(cnames));
     int load = program == PROGRAM_NETWORK_LOAD_TEST;
     int n = snprintf(
         buf, len,
@@ -349,10 +369,10 @@ void options_usage(program_t program, const name_catalog_t *tests,
         "Options:\n"
         "  -h, --help                 show this help and exit\n"
         "      --version              show the version and exit\n"
-        "  -v, --verbose              verbose tables (Min, Max, Avg(Worst), 99.9%%)%s\n"
+        "  -v, --verbose              verbose tables: Min, Max, Avg(Worst), 99.9%%%s\n"
         "  -q, --quiet                no progress lines on stderr\n"
-        "      --tests LIST           tests to run, in this order (default: %s)\n"
-        "                             known: %s\n"
+        "      --tests LIST           tests to run in this order (default: %s), of:\n"
+        "                             %s\n"
         "%s"
         "      --time-limit SEC       time limit per test (default 10)\n"
         "      --measurements N       override measurements per test (nM)\n"
@@ -360,7 +380,7 @@ void options_usage(program_t program, const name_catalog_t *tests,
         "      --iterations N         override timed iterations per ring (nI)\n"
         "      --warmup N             override warm-up iterations\n"
         "      --ring-seed N          base seed of the random rings (default 1000)\n"
-        "      --nics-per-node N      NICs per node, to report processes per port (default 1)\n"
+        "      --nics-per-node N      NICs per node, to report ranks per port (default 1)\n"
         "      --emulate-nodes K      treat every K consecutive ranks as one node\n"
         "      --emulate-node-count N split the ranks into N equal nodes\n"
         "                             (default: nodes are the real shared-memory hosts)\n"
@@ -376,8 +396,8 @@ void options_usage(program_t program, const name_catalog_t *tests,
                "nodes with the defaults (2 canary nodes and 2 per congestor).\n"
              : "Runs the isolated network tests on all nodes at once: random and natural\n"
                "rings, allreduce and alltoall (SPEC A.3). Needs at least 2 nodes.\n",
-        load ? " and the\n                             isolated congestor baselines" : "",
-        load ? "rr_two_sided_lat,rr_two_sided_bw_sync,multiple_allreduce" : "all, in order",
+        load ? ",\n                             and the isolated congestor baselines" : "",
+        load ? "3 canaries" : "all 8",
         tnames,
         load ? "      --seed N|time          placement seed (default: time on rank 0)\n"
                "      --canary-fraction F    share of nodes running canaries (default 0.2)\n"
@@ -388,5 +408,6 @@ void options_usage(program_t program, const name_catalog_t *tests,
              : "",
         program_name(program));
     if (load && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "\nCongestors: %s\n", cnames);
+        snprintf(buf + n, len - (size_t)n,
+                 "\nCongestors (--congestors):\n                             %s\n", cnames);
 }
