@@ -49,8 +49,14 @@ def mpi_env(extra=None) -> dict:
 def run(np: int, program: str, *args, timeout: float = 240, env=None, cwd=None):
     """Run program on np ranks; returns CompletedProcess (text)."""
     cmd = launcher(np) + [str(binary(program))] + [str(a) for a in args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env=mpi_env(env), cwd=cwd, stdin=subprocess.DEVNULL)
+    for attempt in range(2):
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=mpi_env(env), cwd=cwd, stdin=subprocess.DEVNULL)
+        # The launcher itself (not our program) sometimes fails to start a
+        # process when other jobs are starting at the same moment: try once more.
+        if "while attempting to start process" not in p.stderr:
+            break
+    return p
 
 
 def load_json(path) -> dict:
