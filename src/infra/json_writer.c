@@ -9,6 +9,26 @@ void jw_init(json_writer_t *w, FILE *f)
     w->count[0] = 0;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629), or 0. A string
+ * ending inside a sequence stops at its NUL, which is no continuation byte. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+          : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] > 0x9F)))
+        return 0; /* overlong, or a surrogate */
+    if (n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] > 0x8F)))
+        return 0; /* overlong, or beyond U+10FFFF */
+    return n;
+}
+
+/* JSON text must be UTF-8: a byte that is not part of a well-formed
+ * sequence (a Latin-1 path, say) becomes U+FFFD instead of breaking the
+ * whole document for every reader. */
 static void put_escaped(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -20,10 +40,17 @@ static void put_escaped(FILE *f, const char *s)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
+            } else {
+                int n = utf8_len(p);
+                if (n == 0) {
+                    fputs("\\ufffd", f);
+                } else {
+                    fwrite(p, 1, (size_t)n, f);
+                    p += n - 1;
+                }
+            }
         }
     }
     fputc('"', f);
