@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "infra/fatal.h"
 #include "infra/watchdog.h"
@@ -145,10 +146,30 @@ static void check_outputs(run_t *run)
         } else {
             fclose(f);
             remove(probe);
-            FILE *existing = fopen(run->json_path, "r");
+            /* The results file itself (--json may name another directory):
+             * writable now, disk not full, and not a directory. */
+            char tmp[OPT_PATH_MAX + 16];
+            snprintf(tmp, sizeof(tmp), "%s.tmp", run->json_path);
+            FILE *t = fopen(tmp, "w");
+            int bad = !t || fputs("{}\n", t) < 0;
+            int err = errno;
+            if (t && fclose(t) != 0 && !bad) {
+                bad = 1;
+                err = errno;
+            }
+            if (t)
+                remove(tmp);
+            struct stat st;
+            FILE *existing = bad ? NULL : fopen(run->json_path, "r");
+            if (bad)
+                snprintf(msg, sizeof(msg), "%s: cannot write the results file '%.800s': %s\n",
+                         program_name(run->program), run->json_path, strerror(err));
+            else if (stat(run->json_path, &st) == 0 && !S_ISREG(st.st_mode))
+                snprintf(msg, sizeof(msg), "%s: results file '%.800s' is not a regular file\n",
+                         program_name(run->program), run->json_path);
             if (existing) {
                 fclose(existing);
-                if (!o->force)
+                if (!o->force && !msg[0])
                     snprintf(msg, sizeof(msg),
                              "%s: results file '%.800s' already exists; use --force to overwrite it "
                              "or --json/--output-dir to choose another place\n",
@@ -331,8 +352,13 @@ void run_finish(run_t *run)
 {
     run->finished = time(NULL);
     run->status = "complete";
+    int lost = 0;
     if (run->rank == 0) {
-        if (results_json_write(run) == 0 && !run->opt.quiet)
+        lost = results_json_write(run) != 0;
+        if (lost)
+            fprintf(stderr, "%s: error: the results could not be written to %s\n",
+                    program_name(run->program), run->json_path);
+        else if (!run->opt.quiet)
             fprintf(stderr, "[gpcnet %7.1fs] results written to %s\n", MPI_Wtime() - run->t0,
                     run->json_path);
         for (int i = 0; i < run->n_tables; i++)
@@ -344,6 +370,8 @@ void run_finish(run_t *run)
     nodes_free(&run->nodes);
     fflush(stdout);
     MPI_Finalize();
+    if (lost)
+        exit(1); /* a run without its results file has not succeeded */
 }
 
 void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim)
