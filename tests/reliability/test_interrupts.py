@@ -1,0 +1,161 @@
+"""Signals, lost ranks and frozen ranks mid-run (catalogue section E).
+
+Each job is interrupted once its first phase is on disk. Then: every rank
+is gone within END_BOUND seconds, the launcher reports failure, the
+results file is valid JSON holding the finished phases (the same rows the
+text tables printed), and no temporary file is left. Where rank 0 lives
+long enough to handle the signal, the file says "aborted" and why.
+"""
+import signal
+import time
+
+import pytest
+
+from relsupport import END_BOUND, SLOW, TINY_CONGESTORS, check_finished_phases_kept, \
+    no_temporary_files, read_json_if_any
+
+OPENMPI = __import__("mpi_harness").MPI == "openmpi"
+
+
+def start_and_wait_first_phase(jobs, tmp_path, program="network_test", np=4, extra=()):
+    job = jobs(np, program, "--emulate-nodes", "1", *SLOW, *extra, "--output-dir", tmp_path)
+    job.wait_for_ranks()
+    job.wait_for_phases(tmp_path / f"{program}.json", 1)
+    return job
+
+
+def ended_cleanly(job, t_signal, bound=END_BOUND):
+    rc = job.wait(timeout=bound + 5)
+    took = job.ended - t_signal
+    assert took <= bound, f"the job needed {took:.1f} s to end"
+    assert rc != 0
+    assert job.leftover() == [], "ranks survived the launcher"
+    return rc
+
+
+def results_kept(job, tmp_path, program="network_test"):
+    doc = read_json_if_any(tmp_path / f"{program}.json")
+    check_finished_phases_kept(doc, job.stdout(), program)
+    no_temporary_files(tmp_path)
+    return doc
+
+
+@pytest.mark.cap(40)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_to_the_launcher(jobs, tmp_path, sig):
+    """Ctrl-C or a batch system's SIGTERM to mpirun/mpiexec: both launchers
+    pass a signal to every rank; rank 0 marks the results aborted."""
+    job = start_and_wait_first_phase(jobs, tmp_path)
+    t = time.monotonic()
+    job.signal_launcher(sig)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path)
+    assert doc["status"] == "aborted", job.stderr()[-2000:]
+    assert doc["abort_reason"].startswith("signal SIG") and doc["finished_at"]
+
+
+@pytest.mark.cap(40)
+def test_sigterm_to_rank_0(jobs, tmp_path):
+    job = start_and_wait_first_phase(jobs, tmp_path)
+    t = time.monotonic()
+    job.signal_rank(0, signal.SIGTERM)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path)
+    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    assert job.stderr().count("gpcnet: terminated (SIGTERM); results of the finished "
+                              "phases are in") == 1
+
+
+@pytest.mark.cap(40)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_one_other_rank_lost(jobs, tmp_path, sig):
+    """A rank other than 0 is terminated or killed (OOM killer, node crash):
+    the launcher ends the job instead of leaving the others waiting. Open
+    MPI's mpirun sends SIGTERM first (rank 0 marks the file); MPICH's
+    mpiexec sends SIGKILL (the file keeps "running")."""
+    job = start_and_wait_first_phase(jobs, tmp_path)
+    t = time.monotonic()
+    job.signal_rank(2, sig)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path)
+    if OPENMPI:
+        assert doc["status"] == "aborted"
+
+
+@pytest.mark.cap(40)
+def test_rank_0_killed(jobs, tmp_path):
+    """Rank 0 itself dies without a word: the file it last wrote stays."""
+    job = start_and_wait_first_phase(jobs, tmp_path)
+    t = time.monotonic()
+    job.signal_rank(0, signal.SIGKILL)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path)
+    assert doc["status"] == "running" and doc["abort_reason"] is None
+
+
+@pytest.mark.cap(40)
+def test_frozen_rank_ended_by_the_deadline(jobs, tmp_path):
+    """A rank stops (SIGSTOP: a hung node) and everybody waits for it: only
+    --deadline can end the job, and it does."""
+    deadline = 5.0
+    job = start_and_wait_first_phase(jobs, tmp_path, extra=["--deadline", str(deadline)])
+    job.signal_rank(2, signal.SIGSTOP)
+    rc = ended_cleanly(job, job.started, bound=deadline + END_BOUND)
+    if OPENMPI:
+        assert rc == 124
+    doc = results_kept(job, tmp_path)
+    assert doc["status"] == "aborted" and doc["abort_reason"].startswith("deadline")
+    assert job.stderr().count("--deadline of 5 s reached: aborting the job") == 1
+
+
+@pytest.mark.cap(40)
+def test_signal_before_any_phase_finished(jobs, tmp_path):
+    """Interrupted during the first test: no results file, and none half
+    written."""
+    job = jobs(4, "network_test", "--emulate-nodes", "1", *SLOW, "--time-limit", "5",
+               "--output-dir", tmp_path)
+    job.wait_for_ranks()
+    job.wait_for(lambda: "step 1/8" in job.stderr(), what="the first step")
+    t = time.monotonic()
+    job.signal_rank(0, signal.SIGTERM)
+    ended_cleanly(job, t)
+    assert read_json_if_any(tmp_path / "network_test.json") is None
+    no_temporary_files(tmp_path)
+    assert job.stderr().count("no phase had finished, so no results were written") == 1
+
+
+@pytest.mark.cap(60)
+def test_sigterm_during_congestion(jobs, tmp_path):
+    """network_load_test interrupted while the congestors run: the isolated
+    phase (and any finished loaded phase) stays on disk."""
+    job = start_and_wait_first_phase(jobs, tmp_path, "network_load_test", np=10,
+                                     extra=[*TINY_CONGESTORS, "--seed", "3",
+                                            "--time-limit", "1"])
+    doc = read_json_if_any(tmp_path / "network_load_test.json")
+    assert doc["phases"][0]["name"] == "isolated"
+    t = time.monotonic()
+    job.signal_launcher(signal.SIGTERM)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path, "network_load_test")
+    assert [t["id"] for t in doc["tables"]][0] == "isolated"
+    assert len(doc["tables"][0]["rows"]) == 3
+    assert doc["status"] == "aborted"
+
+
+@pytest.mark.cap(60)
+def test_results_valid_whenever_rank_0_is_killed(jobs, tmp_path):
+    """Crash consistency: SIGKILL rank 0 at three different moments (between
+    or during writes): whatever is on disk is a complete document."""
+    for i, delay in enumerate((0.0, 0.13, 0.41)):
+        out = tmp_path / f"k{i}"
+        out.mkdir()
+        job = jobs(4, "network_test", "--emulate-nodes", "1", *SLOW, "--time-limit", "0.1",
+                   "--output-dir", out, name=f"k{i}")
+        job.wait_for_ranks()
+        job.wait_for_phases(out / "network_test.json", 1)
+        time.sleep(delay)
+        t = time.monotonic()
+        job.signal_rank(0, signal.SIGKILL)
+        ended_cleanly(job, t)
+        doc = read_json_if_any(out / "network_test.json")  # raises if not valid JSON
+        assert doc["status"] == "running" and len(doc["phases"]) >= 1
