@@ -53,7 +53,5 @@ void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_
                     MPI_Comm slice, int slice_index, MPI_Comm test_comm,
                     unsigned long long ring_seed, stats_acc_t *acc);
 
-/* The value one iteration (or a bulk average) of seconds represents. */
-double canary_value(const canary_kernel_t *k, void *state, double seconds);
 
 #endif

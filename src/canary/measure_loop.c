@@ -10,12 +10,23 @@
 
 #define MIB (1024.0 * 1024.0)
 
-double canary_value(const canary_kernel_t *k, void *state, double seconds)
+/* What one iteration of `seconds` reports: computed once per test, so the
+ * timed loop only multiplies or divides. */
+typedef struct {
+    int bandwidth;
+    double factor; /* latency: usec per second per operation; bandwidth: MiB per iteration */
+} value_scale_t;
+
+static value_scale_t value_scale(const canary_kernel_t *k, void *state)
 {
     double per = k->per_iteration(state);
-    if (k->higher_is_better)
-        return per / (seconds * MIB);
-    return 1.0e6 * seconds / per;
+    value_scale_t v = {k->higher_is_better, k->higher_is_better ? per / MIB : 1.0e6 / per};
+    return v;
+}
+
+static inline double value_of(value_scale_t v, double seconds)
+{
+    return v.bandwidth ? v.factor / seconds : v.factor * seconds;
 }
 
 /* The timeout agreement of every measurement also carries the previous
@@ -60,6 +71,7 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
     for (int r = 0; r <= lim.rings; r++)
         pending[r] = INFINITY;
     int iters = lim.iterations;
+    value_scale_t scale = value_scale(k, state);
     double t0 = MPI_Wtime();
     long m;
     for (m = 0; m < lim.measurements; m++) {
@@ -81,9 +93,9 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
                 double t1 = MPI_Wtime();
                 k->iterate(state, left[r], right[r]);
                 if (i >= 0)
-                    stats_add_sample(acc, canary_value(k, state, MPI_Wtime() - t1));
+                    stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
             }
-            double bulk = canary_value(k, state, (MPI_Wtime() - bt1) / iters);
+            double bulk = value_of(scale, (MPI_Wtime() - bt1) / iters);
             stats_add_bulk(acc, bulk);
             pending[r + 1] = k->higher_is_better ? bulk : -bulk;
             MPI_Barrier(slice);
@@ -105,6 +117,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
     int n;
     MPI_Comm_size(slice, &n);
     int iters = k->iterations_for ? k->iterations_for(lim.iterations, n) : lim.iterations;
+    value_scale_t scale = value_scale(k, state);
     double t0 = MPI_Wtime(), bulk_time = 0.0;
     long m, total_iters = 0;
     for (m = 0; m < lim.measurements; m++) {
@@ -122,7 +135,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
             double t1 = MPI_Wtime();
             k->iterate(state, -1, -1);
             if (i >= 0)
-                stats_add_sample(acc, canary_value(k, state, MPI_Wtime() - t1));
+                stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
         }
         bulk_time += MPI_Wtime() - bt1;
         total_iters += iters;
@@ -130,7 +143,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
     acc->measurements = (double)m;
     /* As the reference: one bulk value per rank over the whole test. */
     if (total_iters > 0)
-        stats_add_bulk(acc, canary_value(k, state, bulk_time / (double)total_iters));
+        stats_add_bulk(acc, value_of(scale, bulk_time / (double)total_iters));
     MPI_Barrier(test_comm);
 }
 
