@@ -1,0 +1,87 @@
+"""The same C code under the SimGrid SMPI simulator (docs/portability.md).
+
+Built with scripts/build.sh --mpi simgrid (smpicc) and run with smpirun on
+the platforms in platforms/: every host is a node, one rank per host unless
+the hostfile says host:N. Times are simulated, so the time limits are in
+simulated seconds; with computation not simulated
+(--cfg=smpi/simulate-computation:no) a run is deterministic.
+
+Run with GPCNET_HEAVY=1 (scripts/test-reliability.sh does).
+"""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+PLATFORMS = REPO / "platforms"
+BUILD = Path(os.environ.get("GPCNET_SIMGRID_BUILD_DIR", REPO / "build-simgrid"))
+SMPIRUN = shutil.which("smpirun")
+LOOPS = ["--time-limit", "0.01", "--rings", "2", "--iterations", "5", "--measurements", "3",
+         "--warmup", "1"]
+CONGESTORS = ["--congestor-measurements", "4", "--congestor-iterations", "8"]
+
+pytestmark = pytest.mark.skipif(
+    not SMPIRUN or not (BUILD / "network_test").exists(),
+    reason="SimGrid (smpirun) or build-simgrid missing: apt-get install simgrid "
+           "libsimgrid-dev; scripts/build.sh --mpi simgrid")
+
+
+def hostfile(tmp_path, hosts, ppn):
+    path = tmp_path / f"hosts-{hosts}x{ppn}.txt"
+    path.write_text("".join(f"node-{i}:{ppn}\n" for i in range(hosts)))
+    return path
+
+
+def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120):
+    cmd = [SMPIRUN, "-platform", str(PLATFORMS / platform),
+           "-hostfile", str(hostfile(tmp_path, hosts, ppn)), "-np", str(hosts * ppn),
+           "--cfg=smpi/simulate-computation:no", "--log=root.thres:warning",
+           str(BUILD / program), *args, "--output-dir", str(tmp_path), "--force"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+    with open(tmp_path / f"{program}.json") as f:
+        return p, json.load(f)
+
+
+@pytest.mark.cap(120)
+@pytest.mark.parametrize("platform,hosts", [
+    ("fat-tree-32.xml", 32), ("torus-32.xml", 32), ("dragonfly-36.xml", 36)])
+def test_network_test_on_simulated_cluster(tmp_path, platform, hosts):
+    p, doc = smpirun(tmp_path, platform, hosts, 1, "network_test", *LOOPS)
+    env = doc["environment"]
+    assert env["mpi_library"].startswith("SMPI")
+    assert (env["ranks"], env["nodes"], env["hosts"], env["ppn_max"]) == (hosts, hosts, hosts, 1)
+    rows = doc["tables"][0]["rows"]
+    assert len(rows) == 8 and all(r["samples"] > 0 and r["ranks"] == hosts for r in rows)
+    assert doc["status"] == "complete"
+    assert "|        Multiple Allreduce (8 B) |" in p.stdout
+
+
+@pytest.mark.cap(120)
+@pytest.mark.parametrize("platform,hosts,ppn", [
+    ("fat-tree-32.xml", 32, 1), ("fat-tree-32.xml", 16, 2), ("dragonfly-36.xml", 36, 1)])
+def test_load_test_on_simulated_cluster(tmp_path, platform, hosts, ppn):
+    p, doc = smpirun(tmp_path, platform, hosts, ppn, "network_load_test", *LOOPS, *CONGESTORS,
+                     "--seed", "5")
+    assert doc["status"] == "complete" and len(doc["impact"]) == 3
+    assert doc["environment"]["nodes"] == hosts and doc["environment"]["ppn_max"] == ppn
+    placement = doc["placement"]
+    assert len(placement["canary_nodes"]) == hosts - int(0.8 * hosts)
+    assert all(name.startswith("node-") for name in placement["all_nodes"])
+    assert "Congestion Impact Factor" in p.stdout
+
+
+@pytest.mark.cap(120)
+def test_simulation_is_deterministic(tmp_path):
+    runs = []
+    for i in range(2):
+        out = tmp_path / f"r{i}"
+        out.mkdir()
+        _, doc = smpirun(out, "torus-32.xml", 32, 1, "network_test", *LOOPS)
+        runs.append(doc["tables"])
+    assert runs[0] == runs[1]
