@@ -12,9 +12,9 @@ import time
 import pytest
 
 from relsupport import END_BOUND, SLOW, TINY_CONGESTORS, check_finished_phases_kept, \
-    no_temporary_files, read_json_if_any
+    mpi_harness, no_temporary_files, read_json_if_any
 
-OPENMPI = __import__("mpi_harness").MPI == "openmpi"
+OPENMPI = mpi_harness.MPI == "openmpi"
 
 
 def start_and_wait_first_phase(jobs, tmp_path, program="network_test", np=4, extra=()):
