@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from relsupport import TINY, TINY_CONGESTORS
+from relsupport import TINY, TINY_CONGESTORS, mpi_harness
 
-OPENMPI = __import__("mpi_harness").MPI == "openmpi"
-# Measured here: Open MPI about 2-7 s, MPICH (busy polling) 20-40 s.
+OPENMPI = mpi_harness.MPI == "openmpi"
+# Measured here: Open MPI 1-2 s, MPICH (busy polling) 17-21 s per job.
 CAP = 60 if OPENMPI else 120
 
 
