@@ -40,6 +40,8 @@ def mpi_env(extra=None) -> dict:
         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
         # Busy-polling ranks on 2 cores: yield so oversubscribed jobs progress.
         OMPI_MCA_mpi_yield_when_idle="1",
+        # MPICH: yield the core after one poll (many ranks share 2 cores).
+        MPIR_CVAR_POLLS_BEFORE_YIELD="1",
     )
     if extra:
         env.update(extra)
