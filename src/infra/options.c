@@ -321,9 +321,6 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         fail(err, errlen, "--emulate-nodes and --emulate-node-count exclude each other");
         return OPT_ERROR;
     }
-    if (o->quiet && o->verbose) {
-        /* Both are fine: verbose tables, no progress lines. */
-    }
     if (want_help)
         return OPT_HELP;
     if (want_version)

@@ -50,16 +50,3 @@ void progress_heartbeat(double elapsed_in_test)
             elapsed_in_test, P.limit, P.n_steps - P.step);
     fflush(stderr);
 }
-
-void progress_note(const char *fmt, ...)
-{
-    if (!P.enabled)
-        return;
-    stamp();
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-}

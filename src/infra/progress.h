@@ -9,6 +9,5 @@ void progress_step(const char *phase, const char *what, double time_limit);
 /* Called at every measurement with the seconds spent in the current test;
  * prints at most every few seconds. Cheap when disabled. */
 void progress_heartbeat(double elapsed_in_test);
-void progress_note(const char *fmt, ...);
 
 #endif

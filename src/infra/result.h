@@ -9,7 +9,6 @@ typedef struct {
     char name[64];
     char unit[16];
     int higher_is_better;
-    int has_data;
     double avg, p99, p999, median, min, max, avg_worst;
     int ranks;
     long measurements;

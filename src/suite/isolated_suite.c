@@ -20,9 +20,8 @@ MPI_Comm suite_test_comm(MPI_Comm world, MPI_Comm slice)
     return test;
 }
 
-const result_t *suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_comm,
-                                     double wall_s, const char *table_id, const char *title,
-                                     int print)
+void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_comm,
+                          double wall_s, const char *table_id, const char *title, int print)
 {
     result_t *r = run->rank == 0 ? xmalloc(sizeof(*r)) : NULL;
     result_t local;
@@ -41,14 +40,12 @@ const result_t *suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI
         mine->wall_s = wall_s;
     }
     result_deliver(mine, holder, TAG_CANARY_RESULT, run->world);
-    const result_t *stored = NULL;
     if (run->rank == 0) {
-        stored = run_record(run, table_id, title, r);
+        run_record(run, table_id, title, r);
         if (print)
             report_row(stdout, r, run->opt.verbose);
         free(r);
     }
-    return stored;
 }
 
 int network_test_main(int argc, char **argv)
