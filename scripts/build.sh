@@ -74,7 +74,10 @@ esac
 
 name="build-$mpi"
 if [ "$fuzz" -eq 1 ]; then
-    need clang "install clang (libFuzzer comes with it)"
+    need clang "install clang libclang-rt-14-dev"
+    # Debian's clang comes without libFuzzer and the sanitizer runtimes.
+    rt="$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)"
+    [ -f "$rt" ] || { echo "build.sh: clang has no libFuzzer runtime ($rt not found); install libclang-rt-14-dev" >&2; exit 1; }
     [ "$mpi" != simgrid ] || { echo "build.sh: --fuzz needs a real MPI (openmpi or mpich) for the configure step" >&2; exit 2; }
     name="build-fuzz"
     env_cc=(env "CC=$(command -v clang)")

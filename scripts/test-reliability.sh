@@ -54,7 +54,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
 # smpicc and smpirun come with libsimgrid-dev).
 needs=("cc:build-essential" "cmake:cmake" "python3:python3"
        "mpicc.openmpi:openmpi-bin libopenmpi-dev" "mpicc.mpich:mpich libmpich-dev"
-       "smpicc:libsimgrid-dev" "clang:clang" "valgrind:valgrind" "unshare:util-linux")
+       "smpicc:libsimgrid-dev" "valgrind:valgrind" "unshare:util-linux")
 missing=()
 for n in "${needs[@]}"; do
     if ! command -v "${n%%:*}" >/dev/null 2>&1; then
@@ -63,6 +63,18 @@ for n in "${needs[@]}"; do
     fi
 done
 python3 -c 'import pytest' 2>/dev/null || missing+=(python3-pytest)
+# Debian's clang does not bring its runtime libraries: the fuzz build links
+# libFuzzer and the ASan/UBSan runtimes from libclang-rt-14-dev. Check for
+# the files themselves (clang prints the bare name when it has no such file).
+clang_rt_present() {
+    command -v clang >/dev/null 2>&1 || return 1
+    local lib path
+    for lib in libclang_rt.fuzzer-x86_64.a libclang_rt.asan-x86_64.a libclang_rt.ubsan_standalone-x86_64.a; do
+        path="$(clang -print-file-name="$lib" 2>/dev/null)"
+        [ "${path#/}" != "$path" ] && [ -f "$path" ] || return 1
+    done
+}
+clang_rt_present || missing+=(clang libclang-rt-14-dev)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$install" -eq 1 ]; then
         note "installing: ${missing[*]}"
