@@ -29,6 +29,31 @@ static inline double value_of(value_scale_t v, double seconds)
     return v.bandwidth ? v.factor / seconds : v.factor * seconds;
 }
 
+/* Warm-up, then iters timed iterations. The timed loop does only the
+ * kernel and its two timer reads, as the reference: the raw durations are
+ * kept and turned into samples after the loop (add_samples). Returns the
+ * bulk time of the timed iterations. */
+static double timed_iterations(const canary_kernel_t *k, void *state, int left, int right,
+                               int warmup, int iters, double *durations)
+{
+    for (int i = 0; i < warmup; i++)
+        k->iterate(state, left, right);
+    double bt1 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        double t1 = MPI_Wtime();
+        k->iterate(state, left, right);
+        durations[i] = MPI_Wtime() - t1;
+    }
+    return MPI_Wtime() - bt1;
+}
+
+static void add_samples(stats_acc_t *acc, value_scale_t scale, const double *durations,
+                        int iters)
+{
+    for (int i = 0; i < iters; i++)
+        stats_add_sample(acc, value_of(scale, durations[i]));
+}
+
 /* The timeout agreement of every measurement also carries the previous
  * measurement's bulk values, so Avg(Worst) costs no extra message and no
  * per-measurement storage: MIN of v for bandwidth (worst = lowest), MIN of
@@ -67,6 +92,7 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
     }
     free(order);
 
+    double *durations = xmalloc(sizeof(double) * (size_t)(lim.iterations > 0 ? lim.iterations : 1));
     double *pending = xmalloc(sizeof(double) * ((size_t)lim.rings + 1));
     for (int r = 0; r <= lim.rings; r++)
         pending[r] = INFINITY;
@@ -86,16 +112,10 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
             if (k->ring_begin)
                 k->ring_begin(state, left[r], right[r]);
             MPI_Barrier(test_comm);
-            double bt1 = 0.0;
-            for (int i = -lim.warmup; i < iters; i++) {
-                if (i == 0)
-                    bt1 = MPI_Wtime();
-                double t1 = MPI_Wtime();
-                k->iterate(state, left[r], right[r]);
-                if (i >= 0)
-                    stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
-            }
-            double bulk = value_of(scale, (MPI_Wtime() - bt1) / iters);
+            double bulk_time = timed_iterations(k, state, left[r], right[r], lim.warmup, iters,
+                                                durations);
+            add_samples(acc, scale, durations, iters);
+            double bulk = value_of(scale, bulk_time / iters);
             stats_add_bulk(acc, bulk);
             pending[r + 1] = k->higher_is_better ? bulk : -bulk;
             MPI_Barrier(slice);
@@ -107,6 +127,7 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
     /* The last measurement's worst values have not travelled yet. */
     agree(0.0, pending, lim.rings, k->higher_is_better, test_comm, acc);
     free(pending);
+    free(durations);
     free(left);
     free(right);
 }
@@ -118,6 +139,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
     MPI_Comm_size(slice, &n);
     int iters = k->iterations_for ? k->iterations_for(lim.iterations, n) : lim.iterations;
     value_scale_t scale = value_scale(k, state);
+    double *durations = xmalloc(sizeof(double) * (size_t)(iters > 0 ? iters : 1));
     double t0 = MPI_Wtime(), bulk_time = 0.0;
     long m, total_iters = 0;
     for (m = 0; m < lim.measurements; m++) {
@@ -128,22 +150,15 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
             acc->timed_out = 1.0;
             break;
         }
-        double bt1 = 0.0;
-        for (int i = -lim.warmup; i < iters; i++) {
-            if (i == 0)
-                bt1 = MPI_Wtime();
-            double t1 = MPI_Wtime();
-            k->iterate(state, -1, -1);
-            if (i >= 0)
-                stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
-        }
-        bulk_time += MPI_Wtime() - bt1;
+        bulk_time += timed_iterations(k, state, -1, -1, lim.warmup, iters, durations);
+        add_samples(acc, scale, durations, iters);
         total_iters += iters;
     }
     acc->measurements = (double)m;
     /* As the reference: one bulk value per rank over the whole test. */
     if (total_iters > 0)
         stats_add_bulk(acc, value_of(scale, bulk_time / (double)total_iters));
+    free(durations);
     MPI_Barrier(test_comm);
 }
 

@@ -113,6 +113,20 @@ static void write_placement(json_writer_t *w, const run_t *run)
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
     node_names(w, "canary_nodes", run, p->order + p->n_congestor_nodes, p->n_canary_nodes);
     jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->n_congestors);
+    /* Which nodes ran which kernel (every rank of a node runs its node's
+     * kernel), in the order of the shuffled list: the first is the root. */
+    jw_array_begin(w, "congestor_kernels");
+    for (int k = 0; k < run->n_congestors; k++) {
+        jw_object_begin(w, NULL);
+        jw_string(w, "kernel", run->congestors[k]->id);
+        jw_array_begin(w, "nodes");
+        for (int i = 0; i < p->n_congestor_nodes; i++)
+            if (p->kernel_of_node[p->order[i]] == k)
+                jw_string(w, NULL, run->nodes.names[p->order[i]]);
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
     /* One group per (slice, kernel): the members of one congestor
      * communicator, in node order of the shuffled list. */
     jw_array_begin(w, "congestor_groups");
@@ -121,7 +135,7 @@ static void write_placement(json_writer_t *w, const run_t *run)
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                members += run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k;
+                members += run->nodes.ppn[node] > s && p->kernel_of_node[node] == k;
             }
             if (!members)
                 continue;
@@ -131,7 +145,7 @@ static void write_placement(json_writer_t *w, const run_t *run)
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                if (run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k)
+                if (run->nodes.ppn[node] > s && p->kernel_of_node[node] == k)
                     jw_string(w, NULL, run->nodes.names[node]);
             }
             jw_array_end(w);
