@@ -19,6 +19,10 @@ typedef struct {
      * paper and the reference deal kernels to whole nodes), -1 on canary
      * nodes. */
     int *kernel_of_node;
+    /* --placement colocated: every node runs canaries on half its ranks and
+     * its congestor kernel on the other half; then every node is in both
+     * lists (n_congestor_nodes = n_canary_nodes = n_nodes). */
+    int colocated;
 } placement_t;
 
 /* Nodes needed for n_kernels congestors (2 nodes each) and 2 canary nodes
@@ -31,6 +35,17 @@ int placement_congestor_nodes(int n_nodes, double canary_fraction);
  * of weight w gets w shares of the congestor nodes. */
 int placement_compute(placement_t *p, uint64_t seed, int n_nodes, double canary_fraction,
                       int n_kernels, const int *weights);
+/* Colocated placement: all n_nodes nodes run canaries and congestors
+ * (SPEC Part B knob). Returns -1 when n_nodes < max(2, 2 n_kernels). */
+int placement_compute_colocated(placement_t *p, uint64_t seed, int n_nodes, int n_kernels,
+                                const int *weights);
+int placement_min_nodes_colocated(int n_kernels);
+/* Every node runs a congestor, none a canary (network_congestor). Returns
+ * -1 when n_nodes < 2 n_kernels. */
+int placement_compute_all(placement_t *p, uint64_t seed, int n_nodes, int n_kernels,
+                          const int *weights);
+/* The canary nodes in list order (placement_canary_count of them). */
+const int *placement_canary_list(const placement_t *p);
 /* Congestor nodes that run kernel k. */
 int placement_kernel_nodes(const placement_t *p, int k);
 void placement_free(placement_t *p);

@@ -1,11 +1,14 @@
 #include "suite/results_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "infra/json_writer.h"
 #include "infra/node_lists.h"
+#include "suite/congestor_run.h"
+#include "suite/study_report.h"
 
 static void iso_time(char *buf, size_t len, time_t t)
 {
@@ -72,6 +75,16 @@ static void write_config(json_writer_t *w, const run_t *run)
     } else {
         jw_null(w, "emulated_nodes");
     }
+    if (o->converge > 0.0)
+        jw_number(w, "converge", o->converge);
+    else
+        jw_null(w, "converge");
+    if (load) {
+        jw_bool(w, "congestor_sweep", o->congestor_sweep);
+        jw_int(w, "repeat", o->repeat);
+        jw_int(w, "congestor_bytes", o->congestor_bytes);
+        jw_string(w, "placement", o->placement == PLACEMENT_COLOCATED ? "colocated" : "split");
+    }
     jw_string(w, "output_dir", o->output_dir);
     jw_string(w, "json", run->json_path);
     jw_object_end(w);
@@ -100,18 +113,13 @@ static void node_names(json_writer_t *w, const char *key, const run_t *run, cons
     jw_array_end(w);
 }
 
-static void write_placement(json_writer_t *w, const run_t *run)
+static void write_placement(json_writer_t *w, const run_t *run, const placement_t *p)
 {
-    if (!run->have_placement) {
-        jw_null(w, "placement");
-        return;
-    }
-    const placement_t *p = &run->placement;
     char path[OPT_PATH_MAX + 64];
     jw_object_begin(w, "placement");
     node_names(w, "all_nodes", run, p->order, p->n_nodes);
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
-    node_names(w, "canary_nodes", run, p->order + p->n_congestor_nodes, p->n_canary_nodes);
+    node_names(w, "canary_nodes", run, placement_canary_list(p), p->n_canary_nodes);
     jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->n_congestors);
     /* Which nodes ran which kernel (every rank of a node runs its node's
      * kernel), in the order of the shuffled list: the first is the root. */
@@ -162,6 +170,29 @@ static void write_placement(json_writer_t *w, const run_t *run)
     jw_string(w, "canaries", path);
     jw_object_end(w);
     jw_object_end(w);
+}
+
+/* The placement of the first repetition, and with --repeat every
+ * repetition's seed and placement. */
+static void write_placements(json_writer_t *w, const run_t *run)
+{
+    if (!run->have_placement) {
+        jw_null(w, "placement");
+        return;
+    }
+    const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
+    write_placement(w, run, first);
+    if (run->opt.repeat <= 1)
+        return;
+    jw_array_begin(w, "repetitions");
+    for (int r = 0; r < run->repetition; r++) {
+        jw_object_begin(w, NULL);
+        jw_int(w, "repetition", r + 1);
+        jw_int(w, "seed", (long long)run->rep_seeds[r]);
+        write_placement(w, run, &run->rep_placement[r]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
 }
 
 static void write_histogram(json_writer_t *w, const result_t *r)
@@ -217,6 +248,18 @@ static void write_result(json_writer_t *w, const result_t *r)
     jw_int(w, "iterations", r->iterations);
     jw_number(w, "wall_s", r->wall_s);
     jw_bool(w, "timed_out", r->timed_out);
+    jw_string(w, "stop_reason", r->converged ? "converged" : r->timed_out ? "time_limit"
+                                                                         : "measurements");
+    if (isnan(r->avg_precision)) {
+        jw_null(w, "precision");
+    } else {
+        /* --converge: the worst rank's relative 95% half-width of the mean
+         * and relative change of the 99% over the last window. */
+        jw_object_begin(w, "precision");
+        jw_number(w, "avg", r->avg_precision);
+        jw_number(w, "p99", r->tail_precision);
+        jw_object_end(w);
+    }
     write_histogram(w, r);
     jw_object_end(w);
 }
@@ -244,13 +287,14 @@ static void write_document(FILE *f, const run_t *run)
     }
     write_config(&w, run);
     write_environment(&w, run);
-    write_placement(&w, run);
+    write_placements(&w, run);
     jw_array_begin(&w, "tables");
     for (int i = 0; i < run->n_tables; i++) {
         const run_table_t *tb = &run->tables[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", tb->id);
         jw_string(&w, "title", tb->title);
+        jw_int(&w, "repetition", tb->repetition);
         jw_array_begin(&w, "rows");
         for (int j = 0; j < tb->n_rows; j++)
             write_result(&w, tb->rows[j]);
@@ -261,9 +305,12 @@ static void write_document(FILE *f, const run_t *run)
     jw_array_begin(&w, "impact");
     for (int i = 0; i < run->n_impact; i++) {
         const run_impact_t *c = &run->impact[i];
+        if (strcmp(c->congestor, STUDY_ALL) != 0)
+            continue; /* sweep cells are in impact_matrix */
         jw_object_begin(&w, NULL);
         jw_string(&w, "test", c->test_id);
         jw_string(&w, "name", c->name);
+        jw_int(&w, "repetition", c->repetition);
         jw_number(&w, "avg", c->avg);
         jw_number(&w, "p99", c->p99);
         jw_number(&w, "avg_printed", c->avg_printed);
@@ -271,10 +318,14 @@ static void write_document(FILE *f, const run_t *run)
         jw_object_end(&w);
     }
     jw_array_end(&w);
+    study_json(&w, run);
+    if (run->program == PROGRAM_NETWORK_CONGESTOR)
+        congestor_run_json(&w, run);
     jw_array_begin(&w, "phases");
     for (int i = 0; i < run->n_phases; i++) {
         jw_object_begin(&w, NULL);
         jw_string(&w, "name", run->phases[i].name);
+        jw_int(&w, "repetition", run->phases[i].repetition);
         jw_number(&w, "wall_s", run->phases[i].wall_s);
         jw_object_end(&w);
     }
