@@ -68,10 +68,10 @@ static int wait_for_start(run_t *run, congestor_run_t *cr)
         double t0 = MPI_Wtime();
         struct timespec nap = {0, 20 * 1000 * 1000};
         while (!file_exists(run->opt.start_file)) {
-            cr->stop = stop_signal                                                    ? STOP_SIGNAL
-                       : file_exists(run->opt.stop_file)                                ? STOP_FILE
-                       : run->opt.duration > 0.0 && MPI_Wtime() - t0 >= run->opt.duration ? STOP_DURATION
-                                                                                        : STOP_NONE;
+            /* --duration counts from the start of the congestion. */
+            cr->stop = stop_signal                       ? STOP_SIGNAL
+                       : file_exists(run->opt.stop_file) ? STOP_FILE
+                                                         : STOP_NONE;
             cr->signal = stop_signal;
             if (cr->stop != STOP_NONE) {
                 go = 0;

@@ -113,6 +113,12 @@ static void node_names(json_writer_t *w, const char *key, const run_t *run, cons
     jw_array_end(w);
 }
 
+static int congestor_ranks(const run_t *run, const placement_t *p, int node)
+{
+    int ppn = run->nodes.ppn[node];
+    return p->colocated ? ppn - ppn / 2 : ppn;
+}
+
 static void write_placement(json_writer_t *w, const run_t *run, const placement_t *p)
 {
     char path[OPT_PATH_MAX + 64];
@@ -136,14 +142,15 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     }
     jw_array_end(w);
     /* One group per (slice, kernel): the members of one congestor
-     * communicator, in node order of the shuffled list. */
+     * communicator, in node order of the shuffled list. Colocated nodes
+     * give their upper half of ranks to the congestor (load_roles.c). */
     jw_array_begin(w, "congestor_groups");
     for (int s = 0; s < run->nodes.ppn_max; s++) {
         for (int k = 0; k < run->n_congestors; k++) {
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                members += run->nodes.ppn[node] > s && p->kernel_of_node[node] == k;
+                members += congestor_ranks(run, p, node) > s && p->kernel_of_node[node] == k;
             }
             if (!members)
                 continue;
@@ -153,7 +160,7 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                if (run->nodes.ppn[node] > s && p->kernel_of_node[node] == k)
+                if (congestor_ranks(run, p, node) > s && p->kernel_of_node[node] == k)
                     jw_string(w, NULL, run->nodes.names[node]);
             }
             jw_array_end(w);

@@ -89,6 +89,34 @@ int main(void)
     CHECK(count_kernel(&a, 0) == 24 && count_kernel(&a, 1) == 8);
     placement_free(&a);
 
+    /* Colocated: every node runs canaries and a congestor; kernels still
+     * dealt to whole nodes, evenly. */
+    CHECK(placement_min_nodes_colocated(4) == 8 && placement_min_nodes_colocated(1) == 2);
+    CHECK(placement_compute_colocated(&a, 5, 7, 4, NULL) == -1);
+    CHECK(placement_compute_colocated(&a, 5, 10, 4, NULL) == 0);
+    CHECK(a.colocated && a.n_congestor_nodes == 10 && a.n_canary_nodes == 10);
+    CHECK(placement_canary_list(&a) == a.order);
+    ok = 1;
+    for (int n = 0; n < 10; n++)
+        ok &= a.is_congestor[n] && a.kernel_of_node[n] >= 0 && a.kernel_of_node[n] < 4;
+    CHECK(ok);
+    for (int k = 0; k < 4; k++)
+        CHECK(placement_kernel_nodes(&a, k) >= 2 && placement_kernel_nodes(&a, k) <= 3);
+    placement_free(&a);
+
+    /* network_congestor: every node congests, none measures. */
+    CHECK(placement_compute_all(&a, 5, 7, 4, NULL) == -1);
+    CHECK(placement_compute_all(&a, 5, 8, 4, NULL) == 0);
+    CHECK(!a.colocated && a.n_congestor_nodes == 8 && a.n_canary_nodes == 0);
+    for (int k = 0; k < 4; k++)
+        CHECK(placement_kernel_nodes(&a, k) == 2);
+    placement_free(&a);
+
+    /* The split placement: the canaries are the rest of the list. */
+    CHECK(placement_compute(&a, 5, 10, 0.2, 4, NULL) == 0);
+    CHECK(placement_canary_list(&a) == a.order + 8);
+    placement_free(&a);
+
     /* Canary fraction changes the split. */
     CHECK(placement_compute(&a, 5, 40, 0.5, 4, NULL) == 0);
     CHECK(a.n_congestor_nodes == 20 && a.n_canary_nodes == 20);
