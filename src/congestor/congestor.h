@@ -1,7 +1,7 @@
 /* Congestor kernels: the interface and the table of all of them.
  *
- * All use 4 KiB messages (SPEC A.4) except DL Allreduce. A new congestor is
- * one small file plus one entry in congestor_table.c. */
+ * All use 4 KiB messages (SPEC A.4) except DL Allreduce (6.25 MiB). A new
+ * congestor is one small file plus one entry in congestor_table.c. */
 #ifndef GPCNET_CONGESTOR_H
 #define GPCNET_CONGESTOR_H
 
@@ -43,6 +43,9 @@ void congestor_display_name(const congestor_kernel_t *k, char *buf, size_t len);
 
 /* 512 up to 32 ranks, then max(1, 512 * 32 / n). */
 int congestor_scaled_iterations(int base, int n);
+/* base at every size: what the reference v1.3 runs for its broadcasts (its
+ * scaling code for them assigns the incast count instead). */
+int congestor_unscaled_iterations(int base, int n);
 
 /* One pass: up to `measurements` measurements of `iterations` iterations,
  * ended early once any rank of comm passes the time limit (agreed with a
