@@ -13,6 +13,9 @@
  * Environment:
  *   GPCNET_SHIM_PPN     ranks per emulated node (required, >= 1; else no-op)
  *   GPCNET_SHIM_PREFIX  host name prefix (default "emunode")
+ *   GPCNET_SHIM_DESCENDING_NODES  N: number the nodes the other way round,
+ *                       N-1 - r / K, so sorted names are in reverse rank
+ *                       order (tests of the node order use it)
  * Rank r is on "<prefix>NNNNN" with NNNNN = r / K, zero-padded, so sorting
  * the names gives the nodes in rank order.
  */
@@ -46,7 +49,14 @@ static int fake_name(char *out, size_t len)
     const char *prefix = getenv("GPCNET_SHIM_PREFIX");
     if (prefix == NULL || *prefix == '\0')
         prefix = "emunode";
-    int n = snprintf(out, len, "%s%05ld", prefix, rank / ppn);
+    long node = rank / ppn;
+    const char *desc = getenv("GPCNET_SHIM_DESCENDING_NODES");
+    if (desc != NULL) {
+        long nodes = strtol(desc, &end, 10);
+        if (*end == '\0' && nodes > node)
+            node = nodes - 1 - node;
+    }
+    int n = snprintf(out, len, "%s%05ld", prefix, node);
     return n > 0 && (size_t)n < len;
 }
 
