@@ -141,7 +141,9 @@ def test_converge_stops_a_quiet_test_early(harness, tmp_path):
     """A latency test with a long time limit and an endless measurement cap
     ends on convergence, long before the limit; every rank stopped at the
     same measurement (samples = ranks x measurements x rings x iterations)."""
-    p = harness.run(4, "network_test", "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
+    # Two ranks: no oversubscription of the 2-core test host, so the 30,000
+    # samples per rank the tail windows need come quickly under any MPI.
+    p = harness.run(2, "network_test", "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
                     "--time-limit", "100", "--measurements", "10000000", "--rings", "2",
                     "--iterations", "100", "--warmup", "10", "--converge", "0.5",
                     "--output-dir", tmp_path, timeout=200)
