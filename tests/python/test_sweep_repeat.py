@@ -89,9 +89,28 @@ def test_repeat_values_are_the_tables_and_statistics_recompute(doc):
         assert m["values"] == pytest.approx(expected, rel=1e-12)
         values = np.array(m["values"])
         assert (m["mean"], m["min"], m["max"]) == pytest.approx((values.mean(), values.min(), values.max()))
-        # Sample or population standard deviation: either way a CV of these values.
-        assert m["cv"] == pytest.approx(values.std(ddof=1) / values.mean()) or \
-               m["cv"] == pytest.approx(values.std() / values.mean())
+        # docs/results-json.md: the sample standard deviation (n - 1) over the mean.
+        assert m["cv"] == pytest.approx(values.std(ddof=1) / values.mean())
+    for test, cv in doc["repeats"]["cv"].items():
+        assert (cv["avg"], cv["p99"]) == tuple(m["cv"] for m in metrics if m["test"] == test and
+                                               m["metric"] in ("ci_avg", "ci_p99"))
+
+
+def test_impact_matrix_is_the_mean_ci_of_each_cell(doc):
+    """As docs/results-json.md describes it: per congestor set the CI from the
+    same repetition's tables, averaged over the repetitions."""
+    m = doc["impact_matrix"]
+    assert m["congestor_sets"] == [[k] for k in KERNELS] + [KERNELS] and m["tests"] == TESTS
+    assert m["repetitions"] == 2
+    for i, kernels in enumerate(m["congestor_sets"]):
+        table_id = f"loaded_by:{kernels[0]}" if len(kernels) == 1 else "loaded"
+        for j, test in enumerate(TESTS):
+            for stat in ("avg", "p99"):
+                per_rep = [study_figures.congestion_impact(results.row(doc, "isolated", test, r)[stat],
+                                                           results.row(doc, table_id, test, r)[stat],
+                                                           results.row(doc, table_id, test, r)["better"])
+                           for r in (1, 2)]
+                assert m[stat][i][j] == pytest.approx(np.mean(per_rep), rel=1e-9), (kernels, test, stat)
 
 
 def _legend_title(ax):
@@ -181,12 +200,12 @@ def test_report_of_sweep_and_repeat(reports, doc):
         assert f"<td>{r['seed']}</td>" in text
 
 
-@pytest.mark.parametrize("kind", ["sweep", "repeats", "matrix", "hist", "ci"])
-def test_plot_kinds_of_a_sweep_repeat_run(cli, tmp_path, kind):
-    out = tmp_path / f"{kind}.png"
+@pytest.mark.parametrize("kind, ext", [("sweep", "png"), ("repeats", "svg"), ("hist", "svg"), ("ci", "svg")])
+def test_plot_kinds_of_a_sweep_repeat_run(cli, tmp_path, kind, ext):
+    out = tmp_path / f"{kind}.{ext}"
     code, stdout, err = cli("plot", SOURCE, "--kind", kind, "-o", out)
     assert code == 0, err
-    assert out.read_bytes().startswith(b"\x89PNG")
+    assert out.read_bytes().startswith(b"\x89PNG") if ext == "png" else b"<svg" in out.read_bytes()[:2000]
     if kind in ("sweep", "hist", "ci"):
         assert "has 2 repetitions; showing repetition 1" in err
 
