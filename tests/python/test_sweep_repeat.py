@@ -262,3 +262,18 @@ def test_table_uses_one_repetition_note_on_stderr(cli, doc, repetition):
     (row,) = csv.DictReader(io.StringIO(out))  # stdout is still pure CSV
     assert float(row["load_avg_lat"]) == results.row(doc, "loaded", TESTS[0], repetition)["avg"]
     assert float(row["iso_p99_bw"]) == results.row(doc, "isolated", "rr_two_sided_bw_sync", repetition)["p99"]
+
+
+@pytest.mark.parametrize("drop, found", [
+    (None, "congestor sweep = yes"),
+    ("congestor sweep = yes", "repeat = 2"),  # a repeat-only run
+])
+def test_parse_refuses_sweep_and_repeat_text(cli, tmp_path, drop, found):
+    text = (REAL / "network_load_test_sweep_repeat.txt").read_text()
+    if drop:
+        text = "".join(line for line in text.splitlines(True) if drop not in line)
+    source = tmp_path / "run.txt"
+    source.write_text(text)
+    code, out, err = cli("parse", source)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"not parsed (found '{found}'); use the JSON the run wrote" in err
