@@ -84,10 +84,12 @@ def test_sweep_and_repeat_end_to_end(tmp_path):
     _run(_binary("network_load_test"), 10,
          ["--emulate-nodes", "1", "--time-limit", "0.1", "--measurements", "2", "--rings", "2",
           "--iterations", "5", "--warmup", "1", "--congestor-measurements", "2", "--congestor-iterations", "2",
+          "--tests", "rr_two_sided_lat,rr_two_sided_bw_sync",
           "--congestors", "a2a,rma_bcast", "--congestor-sweep", "--repeat", "2",
           "--output-dir", "out", "--json", "out/run.json"], tmp_path)
     doc = load(tmp_path / "out" / "run.json")
     assert results.repetitions(doc) == [1, 2] and results.sweep_kernels(doc) == ["a2a", "rma_bcast"]
+    assert results.canary_tests(doc) == ["rr_two_sided_lat", "rr_two_sided_bw_sync"]
     assert len(study_figures.sweep_figure(doc).axes) == 4 * len(results.canary_tests(doc))
     assert len(study_figures.repeats_figure(doc).axes) == 3 * len(results.canary_tests(doc))
     html = tmp_path / "report.html"

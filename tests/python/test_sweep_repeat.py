@@ -200,7 +200,7 @@ def test_report_of_sweep_and_repeat(reports, doc):
         assert f"<td>{r['seed']}</td>" in text
 
 
-@pytest.mark.parametrize("kind, ext", [("sweep", "png"), ("repeats", "svg"), ("hist", "svg"), ("ci", "svg")])
+@pytest.mark.parametrize("kind, ext", [("sweep", "svg"), ("repeats", "png"), ("hist", "svg"), ("ci", "svg")])
 def test_plot_kinds_of_a_sweep_repeat_run(cli, tmp_path, kind, ext):
     out = tmp_path / f"{kind}.{ext}"
     code, stdout, err = cli("plot", SOURCE, "--kind", kind, "-o", out)
