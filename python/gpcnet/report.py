@@ -219,6 +219,7 @@ def render(doc: dict, source_name: str) -> str:
     sections = [_section("summary", "Run summary", summary(doc))]
 
     reps = results.repetitions(doc)
+    which = f" Repetition {results.FIRST} of {len(reps)}." if len(reps) > 1 else ""
     body = _run_tables(doc, verbose, results.FIRST, "")
     if len(reps) > 1:
         seeds = {r["repetition"]: r.get("seed") for r in doc.get("repetitions") or []}
@@ -242,7 +243,7 @@ def render(doc: dict, source_name: str) -> str:
         body = '<div class="figrow">' + "".join(
             figs.embed(figures.histogram_figure(doc, [t]), f"hist-{t}",
                        f"{catalog.display_name(t)}: distribution of fine-grained samples, {what}, "
-                       "with Avg (solid) and 99% (dashed) marked.") for t in tests) + "</div>"
+                       "with Avg (solid) and 99% (dashed) marked." + which) for t in tests) + "</div>"
     sections.append(_section("histograms", "Distributions", body))
 
     if results.sweep_kernels(doc) and results.has_histograms(doc):
@@ -253,7 +254,7 @@ def render(doc: dict, source_name: str) -> str:
         neighbours = reference.closest_per_system(pport) if pport is not None else []
         caption = ("Congestion Impact (Avg and 99%, log scale) of this run (hatched) beside the published "
                    "systems at the PPort closest to this run's"
-                   + (f" ({note})" if note else "") + ": " + "; ".join(p.label for p in neighbours) + ".")
+                   + (f" ({note})" if note else "") + ": " + "; ".join(p.label for p in neighbours) + "." + which)
         body = figs.embed(figures.ci_figure(doc), "ci", caption)
         body += ('<p class="note">Published CI is computed from the SC\'19 paper Table 2 and the HPE white paper: '
                  "loaded / isolated for latency and Allreduce, isolated / loaded for bandwidth.</p>")

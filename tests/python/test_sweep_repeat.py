@@ -187,7 +187,12 @@ def test_report_of_sweep_and_repeat(reports, doc):
                    "table-impact-r2", "table-loaded_by:a2a", "fig-ci"):
         assert needed in ids, needed
     assert text.count("<svg") == len(TESTS) + 4  # histograms, sweep, CI, matrix, repeats
-    assert "Repetition 1 of 2" in text and "All together" in text
+    assert "All together" in text
+    # Every single-run figure says which repetition it shows.
+    for fig_id in ("fig-hist-rr_two_sided_lat", "fig-sweep", "fig-ci"):
+        figure = text[text.index(f'id="{fig_id}"'):]
+        caption = figure[figure.index("<figcaption>"):figure.index("</figcaption>")]
+        assert "Repetition 1 of 2." in caption, fig_id
     # The statistics table: one row per metric, every value and the CV.
     table = text[text.index('id="table-repeats"'):]
     table = table[:table.index("</table>")]
