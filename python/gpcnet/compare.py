@@ -24,17 +24,17 @@ class Metric:
     better: str  # "lower" or "higher"
 
 
-def metrics(doc: dict) -> dict:
-    """Metric -> value for every canary value and CI in a document."""
+def metrics(doc: dict, repetition: int = results.FIRST) -> dict:
+    """Metric -> value for every canary value and CI of one repetition of a document."""
     out = {}
     for table_id, phase in _PHASES:
-        t = results.table(doc, table_id)
+        t = results.table(doc, table_id, repetition)
         for row in (t["rows"] if t else []):
             for stat, stat_label in _STATS:
                 m = Metric((table_id, row["test"], stat), f"{phase} {row['name']} {stat_label}",
                            row["unit"], row["better"])
                 out[m] = row[stat]
-    for entry in doc.get("impact") or []:
+    for entry in results.impacts(doc, repetition):
         for stat, stat_label in _STATS:
             # CI >= 1 means harm, so a larger CI is always worse.
             m = Metric(("impact", entry["test"], stat), f"CI {entry['name']} {stat_label}", "x", "lower")
@@ -72,9 +72,16 @@ def _fmt(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
-def compare(labelled_docs: list, fail_if_worse: Optional[float] = None) -> tuple:
-    """Return (report text, list of regression lines)."""
-    per_run = [metrics(doc) for _, doc in labelled_docs]
+def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
+            repetition: int = results.FIRST) -> tuple:
+    """Return (report text, list of regression lines).
+
+    Documents with several repetitions are compared on one of them
+    (repetition 1 unless asked), and a note says so.
+    """
+    for label, doc in labelled_docs:
+        results.check_repetition(doc, repetition, label)
+    per_run = [metrics(doc, repetition) for _, doc in labelled_docs]
     order = list(dict.fromkeys(m for run in per_run for m in run))
     labels = [label for label, _ in labelled_docs]
 
@@ -105,5 +112,7 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None) -> tuple
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
              for row in [head] + body]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    text = "\n".join(lines + [""] + context_notes(labelled_docs)).rstrip() + "\n"
+    notes = [results.repetition_note(label, doc, repetition) for label, doc in labelled_docs]
+    notes = [n for n in notes if n] + context_notes(labelled_docs)
+    text = "\n".join(lines + [""] + notes).rstrip() + "\n"
     return text, regressions
