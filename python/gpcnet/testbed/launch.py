@@ -90,7 +90,14 @@ def mpirun_command(topo: Topology, ppn: int, command: list) -> list:
 
 
 def mpi_env() -> dict:
+    """Environment of every testbed job. The Open MPI settings are also
+    given as OMPI_MCA_* so that an mpirun inside a Slurm job (sbatch,
+    salloc: they pass the environment on) uses the testbed's networks."""
     env = dict(os.environ)
+    env.update({f"OMPI_MCA_{k}": v for k, v in mca_settings()})
+    conf = netns.STATE_DIR / "slurm" / "slurm.conf"
+    if conf.exists():
+        env["SLURM_CONF"] = str(conf)
     if os.geteuid() == 0:
         # The testbed needs root; Open MPI refuses root unless told.
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
