@@ -62,7 +62,7 @@ def clean():
     gpcnet("testbed", "down", check=False)
 
 
-def testbed_fixture(*up_args):
+def make_testbed(*up_args):
     @pytest.fixture(scope="module")
     def fixture():
         gpcnet("testbed", "down", check=False)

@@ -3,9 +3,9 @@ testbed's hosts (own names, own namespaces), MPI goes over the data fabric,
 and the port counters see the traffic."""
 import pytest
 
-from conftest import QUICK, binary, gpcnet, load, testbed_fixture
+from conftest import QUICK, binary, gpcnet, load, make_testbed
 
-star10 = testbed_fixture("--topology", "star", "--hosts", "10")
+star10 = make_testbed("--topology", "star", "--hosts", "10")
 HOSTS = [f"node{i:02d}" for i in range(1, 11)]
 ISOLATED = ["RR Two-sided Lat (8 B)", "RR Get Lat (8 B)", "RR Two-sided BW (131072 B)",
             "RR Put BW (131072 B)", "RR Two-sided BW+Sync (131072 B)", "Nat Two-sided BW (131072 B)",

@@ -2,9 +2,9 @@
 The batch example of docs/running.md runs for real."""
 import re
 
-from conftest import REPO, binary, gpcnet, testbed_fixture
+from conftest import REPO, binary, gpcnet, make_testbed
 
-slurm4 = testbed_fixture("--topology", "star", "--hosts", "4", "--slurm")
+slurm4 = make_testbed("--topology", "star", "--hosts", "4", "--slurm")
 
 
 def running_md_batch_script() -> str:
