@@ -15,7 +15,6 @@ from gpcnet.testbed import netns
 from gpcnet.testbed.launch import enter_head, enter_host
 from gpcnet.testbed.topology import Topology
 
-DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo")
 
 
 def paths() -> dict:
