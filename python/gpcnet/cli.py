@@ -1,4 +1,4 @@
-"""Command line: gpcnet report | compare | table | parse | plot.
+"""Command line: gpcnet report | compare | table | parse | plot | testbed.
 
 Every expected failure (missing file, bad JSON, wrong schema, unparseable
 text, unwritable output) is a GpcnetError: one line on stderr, exit 2.
@@ -226,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="output file; the format follows the extension (.png, .svg, .pdf)")
     p.set_defaults(func=cmd_plot)
+
+    from gpcnet.testbed.cli import add_parser as add_testbed_parser
+    add_testbed_parser(sub)
     return parser
 
 
