@@ -33,9 +33,8 @@ def _check_output_dir(path: str) -> None:
 
 
 def _labels(paths: list) -> list:
-    """Short names for runs: the file name, or the path when names repeat."""
-    names = [Path(p).stem for p in paths]
-    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths)]
+    from gpcnet.compare import run_labels
+    return run_labels(paths)
 
 
 def _load_all(paths: list) -> list:
