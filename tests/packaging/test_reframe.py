@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ import mpi_harness  # noqa: E402
 
 CHECK = REPO / "packaging" / "reframe" / "gpcnet_check.py"
 CONFIG = REPO / "packaging" / "reframe" / "config" / "local.py"
-REFRAME = shutil.which("reframe")
+# pip puts the command beside this Python's other scripts, which need not
+# be on PATH (e.g. a pyenv version before its shims are rehashed).
+REFRAME = shutil.which("reframe") or shutil.which("reframe", path=sysconfig.get_path("scripts"))
 if REFRAME is None:
     pytest.fail("reframe is not installed: run scripts/setup-python.sh "
                 "(the gpcnet test extra installs reframe-hpc)", pytrace=False)

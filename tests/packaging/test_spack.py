@@ -7,9 +7,12 @@ checkout the tests are skipped, saying how to get one. Installs go to a
 temporary tree through a command-line config scope, so every run builds
 the package afresh and the user's Spack is left as it was.
 """
+import importlib.metadata
 import os
+import platform
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,28 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SPACK_ROOT = Path(os.environ.get("GPCNET_SPACK_ROOT", "/opt/spack"))
 SPACK = SPACK_ROOT / "bin" / "spack"
+
+
+# +python installs the tool with the Python running these tests, whose
+# numpy, matplotlib and jsonschema Spack takes as externals (building them
+# would take an hour).
+_PY_EXTERNALS = {"py-numpy": "numpy", "py-matplotlib": "matplotlib",
+                 "py-jsonschema": "jsonschema", "py-pip": "pip",
+                 "py-setuptools": "setuptools", "py-wheel": "wheel"}
+
+
+def _python_externals() -> str:
+    lines = ["packages:",
+             "  python:", "    buildable: false", "    externals:",
+             f"    - spec: python@{platform.python_version()}", f"      prefix: {sys.prefix}"]
+    for package, dist in _PY_EXTERNALS.items():
+        try:
+            version = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pytest.fail(f"{dist} is not installed for {sys.executable}: run scripts/setup-python.sh")
+        lines += [f"  {package}:", "    buildable: false", "    externals:",
+                  f"    - spec: {package}@{version}", f"      prefix: {sys.prefix}"]
+    return "\n".join(lines) + "\n"
 
 
 def _run(cmd, timeout, cwd=None):
@@ -43,6 +68,7 @@ def spack(tmp_path_factory):
         f"  install_tree:\n    root: {base / 'opt'}\n"
         f"  build_stage: [{base / 'stage'}]\n"
         f"  test_stage: {base / 'test'}\n")
+    (scope / "packages.yaml").write_text(_python_externals())
 
     def run(*args, timeout=900, env_dir=None):
         cmd = [SPACK, "-C", scope]
@@ -60,18 +86,19 @@ def _ok(p):
 
 
 def test_install_variants_and_spack_test_run(spack):
-    """`spack install gpcnet` (default and +sanitize, one concretization) and
-    `spack test run gpcnet` on emulated nodes."""
+    """`spack install gpcnet` (default, +sanitize and +python, one Spack
+    environment) and `spack test run gpcnet` on emulated nodes."""
     env_dir = spack.base / "env"
     env_dir.mkdir()
     (env_dir / "spack.yaml").write_text(
         "spack:\n"
-        "  specs: [gpcnet, gpcnet+sanitize]\n"
+        "  specs: [gpcnet, gpcnet+sanitize, gpcnet+python]\n"
         "  concretizer:\n    unify: false\n"
         "  view: false\n")
     _ok(spack("install", env_dir=env_dir, timeout=1200))
 
-    plain = Path(_ok(spack("location", "-i", "gpcnet~sanitize", env_dir=env_dir)).strip())
+    plain = Path(_ok(spack("location", "-i", "gpcnet~sanitize~python", env_dir=env_dir)).strip())
+    tool = Path(_ok(spack("location", "-i", "gpcnet+python", env_dir=env_dir)).strip())
     sanitized = Path(_ok(spack("location", "-i", "gpcnet+sanitize", env_dir=env_dir)).strip())
     assert plain != sanitized
     for prefix in (plain, sanitized):
@@ -82,16 +109,21 @@ def test_install_variants_and_spack_test_run(spack):
     if ldd:
         assert "libasan" in _ok(_run([ldd, sanitized / "bin" / "network_test"], 60))
         assert "libasan" not in _ok(_run([ldd, plain / "bin" / "network_test"], 60))
-    # The tool is off by default.
+    # The tool is off by default, installed with +python.
     assert not (plain / "bin" / "gpcnet").exists()
+    assert (tool / "bin" / "gpcnet").is_file()
 
+    # Both builds without sanitizers (ASan under mpirun reports Open MPI's
+    # own leaks); the +python one also runs the tool.
     out = _ok(spack("test", "run", "--alias", "gpcnet-ci", "gpcnet~sanitize",
                     env_dir=env_dir, timeout=900))
-    assert "1 passed of 1 spec" in out, out
+    assert "2 passed of 2 specs" in out, out
     results = _ok(spack("test", "results", "-l", "gpcnet-ci", env_dir=env_dir))
     for part in ("test_version", "test_network_test_emulated",
                  "test_network_load_test_emulated"):
-        assert f"Gpcnet::{part} .. PASSED" in results, results
+        assert results.count(f"Gpcnet::{part} .. PASSED") == 2, results
+    assert results.count("Gpcnet::test_python_tool .. PASSED") == 1, results
+    assert results.count("Gpcnet::test_python_tool .. SKIPPED") == 1, results
     assert "Congestion Impact" in results
 
 
