@@ -18,7 +18,11 @@ def _release_tags():
     file. Empty when the file is not inside a git clone."""
     try:
         out = subprocess.run(
-            ["git", "-C", _PROJECT_ROOT, "for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)", "refs/tags/v[0-9]*"],
+            [
+                "git", "-C", _PROJECT_ROOT, "for-each-ref",
+                "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+                "refs/tags/v[0-9]*",
+            ],
             capture_output=True,
             text=True,
             timeout=30,
@@ -45,8 +49,6 @@ class Gpcnet(CMakePackage):
     # The clone that holds this file. Another clone or a mirror of it:
     # packages.yaml -> packages: gpcnet: package_attributes: git: <url>
     git = "file://" + _PROJECT_ROOT
-
-    license("Apache-2.0")
 
     version("main", branch="main")
     for _tag, _commit in _release_tags():
