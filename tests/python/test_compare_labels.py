@@ -79,3 +79,11 @@ def test_long_labels_get_a_short_ratio_header_and_a_legend(cli, tmp_path):
     line = next(l for l in out.splitlines() if l.startswith("Loaded RR Two-sided Lat (8 B) Avg"))
     base_v, new_v, ratio = line.split()[-3:]
     assert abs(float(new_v) / float(base_v) - float(ratio)) < 0.01
+
+
+def test_help_explains_the_labels(cli, capsys):
+    import pytest
+    with pytest.raises(SystemExit):
+        cli("compare", "--help")
+    out = capsys.readouterr().out
+    assert "shortest part of their paths" in " ".join(out.split())
