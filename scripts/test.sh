@@ -53,6 +53,7 @@ run_stage "C unit tests" build_and_unit
 run_stage "MPI integration tests (Open MPI)" python3 -m pytest -q tests/integration
 run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
 run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
+run_stage "packaging: Spack and ReFrame" python3 -m pytest -q tests/packaging
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi

@@ -33,9 +33,8 @@ def _check_output_dir(path: str) -> None:
 
 
 def _labels(paths: list) -> list:
-    """Short names for runs: the file name, or the path when names repeat."""
-    names = [Path(p).stem for p in paths]
-    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths)]
+    from gpcnet.compare import run_labels
+    return run_labels(paths)
 
 
 def _load_all(paths: list) -> list:
@@ -185,7 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="compare runs side by side; optionally fail on regressions",
                        description="Show every canary value and Congestion Impact of each run side by side, "
-                                   "with the ratio to the first run (the baseline).")
+                                   "with the ratio to the first run (the baseline). Runs are labelled by "
+                                   "file name; runs whose file names repeat by the shortest part of their "
+                                   "paths that tells them apart (o1/x.json, o2/x.json: o1, o2).")
     p.add_argument("runs", nargs="+", metavar="RUN.json", help="baseline first, then the runs to compare")
     p.add_argument("--fail-if-worse", type=float, metavar="PCT",
                    help="exit 1 if any metric is more than PCT percent worse than the baseline "
