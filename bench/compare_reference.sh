@@ -34,6 +34,8 @@ Options:
       --mpi NAME          openmpi (default) or mpich
       --launcher-args "ARGS"  extra launcher arguments for both programs,
                           e.g. "--mca osc pt2pt" (Open MPI)
+      --launcher-args-at "K=ARGS"  the same, only at PPN K (repeatable), e.g.
+                          --launcher-args-at "4=--mca osc pt2pt"
       --ours-args "ARGS"  extra arguments for our program only
       --tolerance F       widening of the reference's min-max (default 0.10)
       --timeout SEC       kill a run after SEC seconds (default 1800)
@@ -50,6 +52,7 @@ is_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pairs=3 ppns="1 4" nodes=10 program=network_load_test build="$repo/build" mpi=openmpi
 launcher_args="" ours_args="" tolerance=0.10 timeout_s=1800 out="" ref_dir=""
+declare -A launcher_args_at=()
 lock="${GPCNET_TIMING_LOCK:-/tmp/gpcnet-timing.lock}"
 
 while [ $# -gt 0 ]; do
@@ -62,6 +65,9 @@ while [ $# -gt 0 ]; do
         --build) [ $# -ge 2 ] || die_usage "$1 needs a value"; build="$2"; shift 2 ;;
         --mpi) [ $# -ge 2 ] || die_usage "$1 needs a value"; mpi="$2"; shift 2 ;;
         --launcher-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; launcher_args="$2"; shift 2 ;;
+        --launcher-args-at) [ $# -ge 2 ] || die_usage "$1 needs a value"
+            [[ "$2" =~ ^([1-9][0-9]*)=(.*)$ ]] || die_usage "--launcher-args-at needs K=ARGS, not '$2'"
+            launcher_args_at[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
         --ours-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; ours_args="$2"; shift 2 ;;
         --tolerance) [ $# -ge 2 ] || die_usage "$1 needs a value"; tolerance="$2"; shift 2 ;;
         --timeout) [ $# -ge 2 ] || die_usage "$1 needs a value"; timeout_s="$2"; shift 2 ;;
@@ -121,14 +127,15 @@ read -r -a extra_ours <<<"$ours_args"
 failures=0
 run() {
     local side="$1" k="$2" i="$3" np=$(( nodes * $2 )) dir="$out/ppn$2"
-    local rundir="$dir/$side-$i.d" txt="$dir/$side-$i.txt" cmd
+    local rundir="$dir/$side-$i.d" txt="$dir/$side-$i.txt" cmd at=()
+    read -r -a at <<<"${launcher_args_at[$k]:-}"
     mkdir -p "$rundir"
     if [ "$mpi" = openmpi ]; then
         cmd=("$launcher" --oversubscribe -np "$np" -x LD_PRELOAD="$tmp/gethostname_shim.so"
-             -x GPCNET_SHIM_PPN="$k" "${extra_launcher[@]}")
+             -x GPCNET_SHIM_PPN="$k" "${extra_launcher[@]}" "${at[@]}")
     else
         cmd=("$launcher" -n "$np" -genv LD_PRELOAD "$tmp/gethostname_shim.so"
-             -genv GPCNET_SHIM_PPN "$k" "${extra_launcher[@]}")
+             -genv GPCNET_SHIM_PPN "$k" "${extra_launcher[@]}" "${at[@]}")
     fi
     if [ "$side" = ref ]; then
         cmd+=("$ref_bin")
@@ -151,7 +158,9 @@ run() {
 }
 
 echo "outputs in $out" >&2
-printf '%s\n' "reference: $ref_bin" "ours: $ours_bin" "launcher: $launcher ${launcher_args}" \
+shown_args="$launcher_args"
+for k in "${!launcher_args_at[@]}"; do shown_args="$shown_args (at PPN $k: ${launcher_args_at[$k]})"; done
+printf '%s\n' "reference: $ref_bin" "ours: $ours_bin" "launcher: $launcher $shown_args" \
     "ours args: ${ours_args}" "nodes: $nodes  ppn: $ppns  pairs: $pairs" >"$out/setup.txt"
 for k in $ppns; do
     mkdir -p "$out/ppn$k"

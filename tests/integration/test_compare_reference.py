@@ -81,6 +81,7 @@ def fake_reference(harness, folder: Path) -> Path:
     quick = " ".join(harness.QUICK)
     wrapper.write_text(
         "#!/bin/sh\n"
+        'echo "${GPCNET_AT_PPN:-}" > launcher_env.txt\n'
         f'exec "{harness.binary("network_test").resolve()}" --emulate-nodes "$GPCNET_SHIM_PPN" '
         f"--tests rr_two_sided_lat {quick} --quiet --force\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
@@ -99,7 +100,10 @@ def run_script(harness, *args, timeout=600):
 def test_side_by_side_end_to_end(harness, tmp_path):
     ref = fake_reference(harness, tmp_path / "ref")
     out = tmp_path / "out"
+    # Launcher arguments for PPN 2 only: an environment variable for the ranks.
+    at = "2=-x GPCNET_AT_PPN=2" if harness.MPI == "openmpi" else "2=-genv GPCNET_AT_PPN 2"
     p = run_script(harness, "--program", "network_test", "--nodes", "2", "--ppn", "1 2",
+                   "--launcher-args-at", at,
                    "--pairs", "2", "--mpi", harness.MPI, "--build", harness.build_dir().resolve(),
                    "--lock", tmp_path / "lock", "--out", out,
                    "--ours-args", "--tests rr_two_sided_lat " + " ".join(harness.QUICK), ref)
@@ -113,6 +117,8 @@ def test_side_by_side_end_to_end(harness, tmp_path):
         doc = harness.load_json(out / f"ppn{k}" / "ref-1.d" / "network_test.json")
         assert doc["environment"]["hostname"] == "emunode00000"
         assert doc["environment"]["ranks"] == 2 * k and doc["environment"]["nodes"] == 2
+        seen = (out / f"ppn{k}" / "ref-1.d" / "launcher_env.txt").read_text().strip()
+        assert seen == ("2" if k == 2 else "")
     text = (out / "side_by_side.txt").read_text()
     assert text == p.stdout
     assert text.count("2 reference run(s), 2 of ours") == 2
@@ -127,6 +133,7 @@ def test_side_by_side_end_to_end(harness, tmp_path):
     (["--ppn", "1 x", "REF"], "--ppn values must be positive integers"),
     (["--program", "other", "REF"], "--program must be"),
     (["--bogus", "REF"], "unknown option --bogus"),
+    (["--launcher-args-at", "4", "REF"], "--launcher-args-at needs K=ARGS"),
     (["REF"], "no executable network_load_test in"),
     (["/nonexistent/ref"], "is not a folder"),
 ])
