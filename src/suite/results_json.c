@@ -257,6 +257,10 @@ static void write_document(FILE *f, const run_t *run)
         jw_object_end(&w);
     }
     jw_array_end(&w);
+    if (run->setup_s >= 0.0)
+        jw_number(&w, "setup_s", run->setup_s);
+    else
+        jw_null(&w, "setup_s");
     jw_array_begin(&w, "phases");
     for (int i = 0; i < run->n_phases; i++) {
         jw_object_begin(&w, NULL);

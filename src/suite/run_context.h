@@ -75,6 +75,7 @@ typedef struct {
     run_impact_t impact[OPT_MAX_LIST];
     int n_phases;
     run_phase_t phases[RUN_MAX_PHASES];
+    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
 } run_t;
 
@@ -86,6 +87,10 @@ void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_
 /* Record a result in table id (rank 0); returns the stored copy. */
 result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r);
 const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
+/* Set-up is over (nodes, placement, communicators, windows): collective
+ * over world; rank 0 notes the time since MPI_Init (simulated under SMPI),
+ * the figure bench/scale.sh and the scale test follow (docs/scale.md). */
+void run_setup_done(run_t *run);
 /* A phase finished: note its wall time and rewrite the JSON (rank 0). */
 void run_phase_done(run_t *run, const char *name, double wall_s);
 void run_finish(run_t *run);
