@@ -1,5 +1,7 @@
-/* Set-up cost without MPI (docs/scale.md): what one rank computes for node
- * grouping and load-test placement, timed at 10k, 100k and 1M ranks.
+/* Set-up cost without MPI (docs/scale.md): the computing parts of node
+ * discovery and load-test placement, timed at 10k, 100k and 1M ranks:
+ * numbering the nodes by name (rank 0), mapping every rank to its node and
+ * computing the placement (every rank).
  *
  *   setup_bench [RANKS...]      default: 10000 100000 1000000
  *
@@ -46,51 +48,62 @@ static int one(int ranks, int ppn)
         return 1;
     }
     ranks = hosts * ppn;
-    /* Hosts in a shuffled order; each host's ranks together. */
+    /* Rank 0's part: the node leaders' names, hosts in a shuffled order. */
     int *host_order = must(malloc(sizeof(int) * (size_t)hosts));
     for (int h = 0; h < hosts; h++)
         host_order[h] = h;
     rng_t rng;
     rng_init(&rng, 12345);
     rng_shuffle(&rng, host_order, hosts);
-    char *names = must(malloc((size_t)ranks * NAME_LEN));
-    for (int r = 0; r < ranks; r++)
-        snprintf(names + (size_t)r * NAME_LEN, NAME_LEN, "node-%d", host_order[r / ppn]);
+    char *names = must(malloc((size_t)hosts * NAME_LEN));
+    for (int h = 0; h < hosts; h++)
+        snprintf(names + (size_t)h * NAME_LEN, NAME_LEN, "node-%d", host_order[h]);
+    int *id_of_leader = must(malloc(sizeof(int) * (size_t)hosts));
+    int *sorted = must(malloc(sizeof(int) * (size_t)hosts));
+    double t0 = now();
+    int n_hosts = node_ids_by_name(names, NAME_LEN, hosts, id_of_leader, sorted);
+    double t_number = now() - t0;
+
+    /* Every rank's part: (leader, node id) of every rank to its node. */
+    int *pairs = must(malloc(sizeof(int) * 2 * (size_t)ranks));
+    for (int r = 0; r < ranks; r++) {
+        pairs[2 * r] = r - r % ppn;
+        pairs[2 * r + 1] = r % ppn == 0 ? id_of_leader[r / ppn] : -1;
+    }
     int *node_of_rank = must(malloc(sizeof(int) * (size_t)ranks));
     int *local_of_rank = must(malloc(sizeof(int) * (size_t)ranks));
     int *per_node = NULL;
-
-    double t0 = now();
-    int nodes = node_groups_by_name(names, NAME_LEN, ranks, node_of_rank, local_of_rank, &per_node);
-    double t_group = now() - t0;
-    int bad = nodes != hosts;
+    t0 = now();
+    int nodes = node_map_ranks(pairs, ranks, node_of_rank, local_of_rank, &per_node);
+    double t_map = now() - t0;
+    int bad = nodes != hosts || n_hosts != hosts;
     for (int n = 0; !bad && n < nodes; n++)
         bad = per_node[n] != ppn;
 
+    /* Every rank's placement and the node positions it derives from it. */
     placement_t p;
     memset(&p, 0, sizeof(p));
+    int *canary_pos = must(malloc(sizeof(int) * (size_t)(nodes > 0 ? nodes : 1)));
+    int *congestor_pos = must(malloc(sizeof(int) * (size_t)(nodes > 0 ? nodes : 1)));
     t0 = now();
-    int failed = placement_compute(&p, 5, nodes, per_node, 0.2, KERNELS, NULL);
-    /* What every rank derives from the placement before building its
-     * communicators: the position of each node among canaries/congestors. */
-    int *canary_pos = must(malloc(sizeof(int) * (size_t)nodes));
-    int *congestor_pos = must(malloc(sizeof(int) * (size_t)nodes));
-    if (!failed)
+    int failed = bad || placement_compute(&p, 5, nodes, 0.2, KERNELS, NULL);
+    if (!failed) {
         for (int i = 0; i < p.n_nodes; i++) {
             int node = p.order[i];
             congestor_pos[node] = i < p.n_congestor_nodes ? i : -1;
             canary_pos[node] = i < p.n_congestor_nodes ? -1 : i - p.n_congestor_nodes;
         }
-    double t_place = now() - t0;
-    for (int i = 0; !failed && !bad && i < p.n_congestor_nodes; i++) {
-        int node = p.order[i];
-        for (int l = 0; l < per_node[node]; l++)
-            bad |= p.kernel_of[p.kernel_offset[node] + l] < 0;
+        for (int k = 0; k < KERNELS; k++)
+            bad |= placement_kernel_nodes(&p, k) < 2;
     }
+    double t_place = now() - t0;
+    for (int i = 0; !failed && !bad && i < p.n_congestor_nodes; i++)
+        bad |= p.kernel_of_node[p.order[i]] < 0;
     bad |= failed;
 
-    printf("%9d %4d %9d %12.4f %12.4f %12.4f %10.1f%s\n", ranks, ppn, nodes, t_group, t_place,
-           t_group + t_place, 1e9 * (t_group + t_place) / ranks, bad ? "  INCONSISTENT" : "");
+    double total = t_number + t_map + t_place;
+    printf("%9d %4d %9d %12.4f %12.4f %12.4f %12.4f %10.1f%s\n", ranks, ppn, nodes, t_number,
+           t_map, t_place, total, 1e9 * total / ranks, bad ? "  INCONSISTENT" : "");
     if (!failed)
         placement_free(&p);
     free(canary_pos);
@@ -98,6 +111,9 @@ static int one(int ranks, int ppn)
     free(per_node);
     free(node_of_rank);
     free(local_of_rank);
+    free(pairs);
+    free(sorted);
+    free(id_of_leader);
     free(names);
     free(host_order);
     return bad;
@@ -107,8 +123,8 @@ int main(int argc, char **argv)
 {
     int defaults[] = {10000, 100000, 1000000};
     int n = argc > 1 ? argc - 1 : 3;
-    printf("%9s %4s %9s %12s %12s %12s %10s\n", "ranks", "ppn", "nodes", "grouping_s",
-           "placement_s", "total_s", "ns/rank");
+    printf("%9s %4s %9s %12s %12s %12s %12s %10s\n", "ranks", "ppn", "nodes", "numbering_s",
+           "rank_map_s", "placement_s", "total_s", "ns/rank");
     int bad = 0;
     for (int i = 0; i < n; i++) {
         char *end;

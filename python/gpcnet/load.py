@@ -72,14 +72,17 @@ def _semantic_problems(doc: dict) -> list[str]:
     problems = []
     seen = set()
     for t, table in enumerate(doc["tables"]):
-        if table["id"] in seen:
+        # --repeat: each repetition has its own tables, told apart by number.
+        key = (table["id"], table.get("repetition", 1))
+        if key in seen:
             problems.append(f"$.tables[{t}]: table id {table['id']!r} appears twice")
-        seen.add(table["id"])
+        seen.add(key)
         for r, row in enumerate(table["rows"]):
             problems += _histogram_problems(f"$.tables[{t}].rows[{r}]", row)
 
     placement = doc.get("placement")
-    if isinstance(placement, dict) and None not in (
+    colocated = (doc.get("config") or {}).get("placement") == "colocated"
+    if isinstance(placement, dict) and not colocated and None not in (
             placement.get("all_nodes"), placement.get("congestor_nodes"), placement.get("canary_nodes")):
         split = placement["congestor_nodes"] + placement["canary_nodes"]
         if sorted(split) != sorted(placement["all_nodes"]):

@@ -48,9 +48,10 @@ const canary_kernel_t *canary_find(const char *id);
 
 /* One test on one node-slice communicator; test_comm spans every rank of
  * the test (timeout agreement and start barrier). slice_index seeds the
- * rings. Returns the rank's accumulator, not yet reduced. */
+ * rings. converge_tol > 0 ends the test once its Avg and 99% have settled
+ * (infra/converge.h). Returns the rank's accumulator, not yet reduced. */
 void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
-                    MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                    double converge_tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
                     unsigned long long ring_seed, stats_acc_t *acc);
 
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
+#include "infra/converge.h"
 #include "infra/fatal.h"
 #include "infra/progress.h"
 #include "infra/ring.h"
@@ -29,28 +30,113 @@ static inline double value_of(value_scale_t v, double seconds)
     return v.bandwidth ? v.factor / seconds : v.factor * seconds;
 }
 
-/* The timeout agreement of every measurement also carries the previous
- * measurement's bulk values, so Avg(Worst) costs no extra message and no
- * per-measurement storage: MIN of v for bandwidth (worst = lowest), MIN of
- * -v for latency (worst = highest). Entry 0 is the elapsed time (MIN: the
- * test ends once every rank has passed the limit). */
-static double agree(double elapsed, double *pending, int n_pending, int higher_is_better,
-                    MPI_Comm test_comm, stats_acc_t *acc)
+/* Warm-up, then iters timed iterations. The timed loop does only the
+ * kernel and its two timer reads, as the reference: the raw durations are
+ * kept and turned into samples after the loop (add_samples). Returns the
+ * bulk time of the timed iterations. */
+static double timed_iterations(const canary_kernel_t *k, void *state, int left, int right,
+                               int warmup, int iters, double *durations)
 {
-    pending[0] = elapsed;
-    MPI_Allreduce(MPI_IN_PLACE, pending, n_pending + 1, MPI_DOUBLE, MPI_MIN, test_comm);
-    for (int r = 1; r <= n_pending; r++) {
-        if (isinf(pending[r]))
-            continue;
-        acc->worst_sum += higher_is_better ? pending[r] : -pending[r];
-        acc->worst_count += 1.0;
-        pending[r] = INFINITY;
+    for (int i = 0; i < warmup; i++)
+        k->iterate(state, left, right);
+    double bt1 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        double t1 = MPI_Wtime();
+        k->iterate(state, left, right);
+        durations[i] = MPI_Wtime() - t1;
     }
-    return pending[0];
+    return MPI_Wtime() - bt1;
+}
+
+static void add_samples(stats_acc_t *acc, value_scale_t scale, const double *durations,
+                        int iters)
+{
+    for (int i = 0; i < iters; i++)
+        stats_add_sample(acc, value_of(scale, durations[i]));
+}
+
+/* What the ranks of a test agree on before every measurement, in the one
+ * MPI_Allreduce(MIN) the loop makes anyway (SPEC A.1's time limit check):
+ *  - the elapsed time (MIN: the test ends once every rank has passed the
+ *    limit);
+ *  - with --converge, whether every rank's Avg and 99% have settled (MIN of
+ *    a 0/1 flag) and the worst precision of any rank (MIN of -precision);
+ *  - the previous measurement's bulk values, so Avg(Worst) costs no extra
+ *    message and no per-measurement storage: MIN of v for bandwidth (worst
+ *    = lowest), MIN of -v for latency (worst = highest). */
+enum { AGREE_ELAPSED, AGREE_CONVERGED, AGREE_AVG_PRECISION, AGREE_TAIL_PRECISION, AGREE_HEADER };
+
+typedef struct {
+    double *values; /* AGREE_HEADER entries, then n_pending bulk values */
+    int n_pending;
+    converge_t conv;
+    int converging; /* --converge given */
+} agreement_t;
+
+static void agreement_init(agreement_t *a, int n_pending, double tol, int higher_is_better)
+{
+    a->n_pending = n_pending;
+    a->values = xmalloc(sizeof(double) * (size_t)(AGREE_HEADER + n_pending));
+    for (int i = 0; i < AGREE_HEADER + n_pending; i++)
+        a->values[i] = INFINITY;
+    a->converging = tol > 0.0;
+    converge_init(&a->conv, a->converging ? tol : 1.0, higher_is_better);
+}
+
+/* Collective over test_comm. Returns the agreed elapsed time; sets
+ * *all_converged when every rank's statistics have settled. */
+static double agree(agreement_t *a, double elapsed, int higher_is_better, MPI_Comm test_comm,
+                    stats_acc_t *acc, int *all_converged)
+{
+    double *v = a->values;
+    v[AGREE_ELAPSED] = elapsed;
+    v[AGREE_CONVERGED] = a->converging && converge_done(&a->conv) ? 1.0 : 0.0;
+    v[AGREE_AVG_PRECISION] = -a->conv.avg_precision;
+    v[AGREE_TAIL_PRECISION] = -a->conv.tail_precision;
+    MPI_Allreduce(MPI_IN_PLACE, v, AGREE_HEADER + a->n_pending, MPI_DOUBLE, MPI_MIN, test_comm);
+    for (int r = AGREE_HEADER; r < AGREE_HEADER + a->n_pending; r++) {
+        if (isinf(v[r]))
+            continue;
+        acc->worst_sum += higher_is_better ? v[r] : -v[r];
+        acc->worst_count += 1.0;
+        v[r] = INFINITY;
+    }
+    if (a->converging) {
+        acc->avg_precision = -v[AGREE_AVG_PRECISION];
+        acc->tail_precision = -v[AGREE_TAIL_PRECISION];
+    }
+    *all_converged = v[AGREE_CONVERGED] > 0.0;
+    return v[AGREE_ELAPSED];
+}
+
+/* After measurement m: its batch mean and this rank's samples so far. */
+static void agreement_batch(agreement_t *a, double batch_mean, const stats_acc_t *acc)
+{
+    if (!a->converging)
+        return;
+    converge_add_batch(&a->conv, batch_mean);
+    converge_check_tail(&a->conv, &acc->hist);
+}
+
+static void agreement_free(agreement_t *a) { free(a->values); }
+
+/* Before measurement m: end the test on the time limit or convergence. */
+static int should_stop(double elapsed, double limit, int converged, stats_acc_t *acc)
+{
+    progress_heartbeat(elapsed);
+    if (elapsed >= limit) {
+        acc->timed_out = 1.0;
+        return 1;
+    }
+    if (converged) {
+        acc->converged = 1.0;
+        return 1;
+    }
+    return 0;
 }
 
 static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, double limit,
-                      MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                      double tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
                       unsigned long long ring_seed, stats_acc_t *acc)
 {
     int me, n;
@@ -67,83 +153,79 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
     }
     free(order);
 
-    double *pending = xmalloc(sizeof(double) * ((size_t)lim.rings + 1));
-    for (int r = 0; r <= lim.rings; r++)
-        pending[r] = INFINITY;
     int iters = lim.iterations;
+    double *durations = xmalloc(sizeof(double) * (size_t)iters);
+    agreement_t ag;
+    agreement_init(&ag, lim.rings, tol, k->higher_is_better);
     value_scale_t scale = value_scale(k, state);
     double t0 = MPI_Wtime();
+    int converged = 0;
     long m;
     for (m = 0; m < lim.measurements; m++) {
-        double elapsed = agree(MPI_Wtime() - t0, pending, lim.rings, k->higher_is_better,
-                               test_comm, acc);
-        progress_heartbeat(elapsed);
-        if (elapsed >= limit) {
-            acc->timed_out = 1.0;
+        double elapsed = agree(&ag, MPI_Wtime() - t0, k->higher_is_better, test_comm, acc,
+                               &converged);
+        if (should_stop(elapsed, limit, converged, acc))
             break;
-        }
+        double batch = 0.0;
         for (int r = 0; r < lim.rings; r++) {
             if (k->ring_begin)
                 k->ring_begin(state, left[r], right[r]);
             MPI_Barrier(test_comm);
-            double bt1 = 0.0;
-            for (int i = -lim.warmup; i < iters; i++) {
-                if (i == 0)
-                    bt1 = MPI_Wtime();
-                double t1 = MPI_Wtime();
-                k->iterate(state, left[r], right[r]);
-                if (i >= 0)
-                    stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
-            }
-            double bulk = value_of(scale, (MPI_Wtime() - bt1) / iters);
+            double bulk_time = timed_iterations(k, state, left[r], right[r], lim.warmup, iters,
+                                                durations);
+            add_samples(acc, scale, durations, iters);
+            double bulk = value_of(scale, bulk_time / iters);
             stats_add_bulk(acc, bulk);
-            pending[r + 1] = k->higher_is_better ? bulk : -bulk;
+            batch += bulk;
+            ag.values[AGREE_HEADER + r] = k->higher_is_better ? bulk : -bulk;
             MPI_Barrier(slice);
             if (k->ring_end)
                 k->ring_end(state, left[r], right[r]);
         }
+        agreement_batch(&ag, batch / lim.rings, acc);
     }
     acc->measurements = (double)m;
     /* The last measurement's worst values have not travelled yet. */
-    agree(0.0, pending, lim.rings, k->higher_is_better, test_comm, acc);
-    free(pending);
+    agree(&ag, 0.0, k->higher_is_better, test_comm, acc, &converged);
+    agreement_free(&ag);
+    free(durations);
     free(left);
     free(right);
 }
 
 static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t lim,
-                            double limit, MPI_Comm slice, MPI_Comm test_comm, stats_acc_t *acc)
+                            double limit, double tol, MPI_Comm slice, MPI_Comm test_comm,
+                            stats_acc_t *acc)
 {
     int n;
     MPI_Comm_size(slice, &n);
     int iters = k->iterations_for ? k->iterations_for(lim.iterations, n) : lim.iterations;
     value_scale_t scale = value_scale(k, state);
+    double *durations = xmalloc(sizeof(double) * (size_t)(iters > 0 ? iters : 1));
+    agreement_t ag;
+    agreement_init(&ag, 0, tol, k->higher_is_better);
     double t0 = MPI_Wtime(), bulk_time = 0.0;
+    int converged = 0;
     long m, total_iters = 0;
     for (m = 0; m < lim.measurements; m++) {
-        double elapsed = MPI_Wtime() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MIN, test_comm);
-        progress_heartbeat(elapsed);
-        if (elapsed >= limit) {
-            acc->timed_out = 1.0;
+        double elapsed = agree(&ag, MPI_Wtime() - t0, k->higher_is_better, test_comm, acc,
+                               &converged);
+        if (should_stop(elapsed, limit, converged, acc))
             break;
-        }
-        double bt1 = 0.0;
-        for (int i = -lim.warmup; i < iters; i++) {
-            if (i == 0)
-                bt1 = MPI_Wtime();
-            double t1 = MPI_Wtime();
-            k->iterate(state, -1, -1);
-            if (i >= 0)
-                stats_add_sample(acc, value_of(scale, MPI_Wtime() - t1));
-        }
-        bulk_time += MPI_Wtime() - bt1;
+        double t = timed_iterations(k, state, -1, -1, lim.warmup, iters, durations);
+        add_samples(acc, scale, durations, iters);
+        bulk_time += t;
         total_iters += iters;
+        agreement_batch(&ag, value_of(scale, t / iters), acc);
     }
     acc->measurements = (double)m;
+    if (ag.converging) /* the precision after the last measurement */
+        agree(&ag, 0.0, k->higher_is_better, test_comm, acc, &converged);
     /* As the reference: one bulk value per rank over the whole test. */
     if (total_iters > 0)
         stats_add_bulk(acc, value_of(scale, bulk_time / (double)total_iters));
+    agreement_free(&ag);
+    free(durations);
     MPI_Barrier(test_comm);
 }
 
@@ -160,7 +242,7 @@ static void setup_in_turn(void *arg)
 }
 
 void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
-                    MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                    double converge_tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
                     unsigned long long ring_seed, stats_acc_t *acc)
 {
     stats_init(acc);
@@ -169,9 +251,10 @@ void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_
     take_turns(test_comm, slice_index, setup_in_turn, &call);
     void *state = call.state;
     if (k->loop == LOOP_COLLECTIVE) {
-        collective_loop(k, state, limits, time_limit, slice, test_comm, acc);
+        collective_loop(k, state, limits, time_limit, converge_tol, slice, test_comm, acc);
     } else {
-        ring_loop(k, state, limits, time_limit, slice, slice_index, test_comm, ring_seed, acc);
+        ring_loop(k, state, limits, time_limit, converge_tol, slice, slice_index, test_comm,
+                  ring_seed, acc);
     }
     k->teardown(state);
 }

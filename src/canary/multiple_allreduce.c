@@ -3,27 +3,34 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
+#include "infra/comm_mem.h"
 #include "infra/fatal.h"
 
 typedef struct {
     MPI_Comm comm;
-    double in, out;
+    double *buf; /* MPI_Alloc_mem: [in][out] */
 } allreduce_state_t;
 
 static void *setup(MPI_Comm slice)
 {
     allreduce_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->in = 1.0;
+    s->buf = comm_alloc(2 * sizeof(double));
+    s->buf[0] = 1.0;
     return s;
 }
 
-static void teardown(void *state) { free(state); }
+static void teardown(void *state)
+{
+    allreduce_state_t *s = state;
+    comm_free(s->buf);
+    free(s);
+}
 
 static void iterate(void *state, int left, int right)
 {
     allreduce_state_t *s = state;
-    MPI_Allreduce(&s->in, &s->out, 1, MPI_DOUBLE, MPI_SUM, s->comm);
+    MPI_Allreduce(&s->buf[0], &s->buf[1], 1, MPI_DOUBLE, MPI_SUM, s->comm);
 }
 
 static double per_iteration(void *state) { return 1.0; }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
+#include "infra/comm_mem.h"
 #include "infra/fatal.h"
 
 #define A2A_DOUBLES 512
@@ -18,16 +19,16 @@ static void *setup(MPI_Comm slice)
     alltoall_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
     MPI_Comm_size(slice, &s->n);
-    s->send = xcalloc((size_t)s->n * A2A_DOUBLES, sizeof(double));
-    s->recv = xcalloc((size_t)s->n * A2A_DOUBLES, sizeof(double));
+    s->send = comm_alloc((size_t)s->n * A2A_DOUBLES * sizeof(double));
+    s->recv = comm_alloc((size_t)s->n * A2A_DOUBLES * sizeof(double));
     return s;
 }
 
 static void teardown(void *state)
 {
     alltoall_state_t *s = state;
-    free(s->send);
-    free(s->recv);
+    comm_free(s->send);
+    comm_free(s->recv);
     free(s);
 }
 

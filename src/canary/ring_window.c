@@ -1,17 +1,19 @@
-/* State of the one-sided ring kernels: a window on the slice, a send
- * buffer, and passive-target locks on both neighbours held for one ring. */
+/* State of the one-sided ring kernels: a window on the slice whose memory
+ * is also the origin of the transfers (as in the reference), and
+ * passive-target locks on both neighbours held for one ring. */
 #include <stdlib.h>
 
 #include "canary/ring_buffers.h"
 #include "infra/fatal.h"
 #include "infra/rma_window.h"
 
-void *ring_window_new(MPI_Comm slice, size_t send_bytes, MPI_Aint win_bytes, int disp_unit)
+void *ring_window_new(MPI_Comm slice, size_t slot_bytes)
 {
     ring_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->send = xcalloc(1, send_bytes);
-    rma_window_allocate(win_bytes, disp_unit, slice, &s->win_base, &s->win);
+    s->slot = slot_bytes;
+    rma_window_allocate((MPI_Aint)(RING_SLOTS * slot_bytes), (int)slot_bytes, slice, &s->base,
+                        &s->win);
     MPI_Barrier(slice);
     return s;
 }
@@ -20,7 +22,6 @@ void ring_window_free(void *state)
 {
     ring_state_t *s = state;
     MPI_Win_free(&s->win);
-    free(s->send);
     free(s);
 }
 

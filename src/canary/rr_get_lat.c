@@ -3,17 +3,16 @@
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
 
-static void *setup(MPI_Comm slice)
-{
-    return ring_window_new(slice, 2 * sizeof(double), 2 * sizeof(double), sizeof(double));
-}
+static void *setup(MPI_Comm slice) { return ring_window_new(slice, sizeof(double)); }
 
+/* As the reference: one double from slot 2 of the left neighbour's window and
+ * slot 3 of the right one's, into slots 0 and 1 of my own window memory. */
 static void iterate(void *state, int left, int right)
 {
     ring_state_t *s = state;
-    double *dst = (double *)s->send;
-    MPI_Get(&dst[0], 1, MPI_DOUBLE, left, 0, 1, MPI_DOUBLE, s->win);
-    MPI_Get(&dst[1], 1, MPI_DOUBLE, right, 1, 1, MPI_DOUBLE, s->win);
+    MPI_Get(ring_slot(s, SLOT_TO_LEFT), 1, MPI_DOUBLE, left, SLOT_FROM_LEFT, 1, MPI_DOUBLE, s->win);
+    MPI_Get(ring_slot(s, SLOT_TO_RIGHT), 1, MPI_DOUBLE, right, SLOT_FROM_RIGHT, 1, MPI_DOUBLE,
+            s->win);
     MPI_Win_flush(left, s->win);
     MPI_Win_flush(right, s->win);
 }

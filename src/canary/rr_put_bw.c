@@ -3,21 +3,18 @@
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
 
-/* Each put lands in its own slot: [from left x 8][from right x 8]. */
-static void *setup(MPI_Comm slice)
-{
-    return ring_window_new(slice, 2 * BW_MSG_BYTES, (MPI_Aint)2 * BW_OUTSTANDING * BW_MSG_BYTES, 1);
-}
+static void *setup(MPI_Comm slice) { return ring_window_new(slice, BW_MSG_BYTES); }
 
+/* As the reference: the origin is the window's own memory, and all 8 puts to
+ * one neighbour target the same displacement of its window. */
 static void iterate(void *state, int left, int right)
 {
     ring_state_t *s = state;
     for (int j = 0; j < BW_OUTSTANDING; j++) {
-        /* To my right I am its left neighbour, and the other way round. */
-        MPI_Put(s->send, BW_MSG_BYTES, MPI_BYTE, right, (MPI_Aint)j * BW_MSG_BYTES, BW_MSG_BYTES,
-                MPI_BYTE, s->win);
-        MPI_Put(s->send + BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, left,
-                (MPI_Aint)(BW_OUTSTANDING + j) * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, s->win);
+        MPI_Put(ring_slot(s, SLOT_TO_LEFT), BW_MSG_BYTES, MPI_BYTE, left, SLOT_FROM_LEFT,
+                BW_MSG_BYTES, MPI_BYTE, s->win);
+        MPI_Put(ring_slot(s, SLOT_TO_RIGHT), BW_MSG_BYTES, MPI_BYTE, right, SLOT_FROM_RIGHT,
+                BW_MSG_BYTES, MPI_BYTE, s->win);
     }
     MPI_Win_flush(left, s->win);
     MPI_Win_flush(right, s->win);

@@ -7,6 +7,7 @@
 
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
+#include "infra/comm_mem.h"
 #include "infra/fatal.h"
 
 static ring_state_t *alloc_state(MPI_Comm slice, int sync)
@@ -14,8 +15,8 @@ static ring_state_t *alloc_state(MPI_Comm slice, int sync)
     ring_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
     s->sync = sync;
-    s->send = xcalloc(2, BW_MSG_BYTES);
-    s->recv = xcalloc(2 * BW_OUTSTANDING, BW_MSG_BYTES);
+    s->slot = BW_MSG_BYTES;
+    s->base = comm_alloc(RING_SLOTS * (size_t)BW_MSG_BYTES);
     s->req = xcalloc(4 * BW_OUTSTANDING, sizeof(MPI_Request));
     return s;
 }
@@ -26,27 +27,29 @@ static void *setup_sync(MPI_Comm slice) { return alloc_state(slice, 1); }
 static void teardown(void *state)
 {
     ring_state_t *s = state;
-    free(s->send);
-    free(s->recv);
+    comm_free(s->base);
     free(s->req);
     free(s);
 }
 
+/* As the reference: the 8 receives from one neighbour share its slot (the
+ * contents are never read), the 8 sends to one neighbour share theirs. */
 static void iterate(void *state, int left, int right)
 {
     ring_state_t *s = state;
     const int n = BW_OUTSTANDING;
+    char *from_left = ring_slot(s, SLOT_FROM_LEFT), *from_right = ring_slot(s, SLOT_FROM_RIGHT);
+    char *to_left = ring_slot(s, SLOT_TO_LEFT), *to_right = ring_slot(s, SLOT_TO_RIGHT);
     for (int j = 0; j < n; j++) {
-        MPI_Irecv(s->recv + (size_t)j * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, left,
-                  TAG_FROM_LEFT, s->comm, &s->req[j]);
-        MPI_Irecv(s->recv + (size_t)(n + j) * BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, right,
-                  TAG_FROM_RIGHT, s->comm, &s->req[n + j]);
+        MPI_Irecv(from_left, BW_MSG_BYTES, MPI_BYTE, left, TAG_FROM_LEFT, s->comm, &s->req[j]);
+        MPI_Irecv(from_right, BW_MSG_BYTES, MPI_BYTE, right, TAG_FROM_RIGHT, s->comm,
+                  &s->req[n + j]);
     }
     for (int j = 0; j < n; j++) {
-        MPI_Isend(s->send, BW_MSG_BYTES, MPI_BYTE, left, TAG_FROM_RIGHT, s->comm,
+        MPI_Isend(to_left, BW_MSG_BYTES, MPI_BYTE, left, TAG_FROM_RIGHT, s->comm,
                   &s->req[2 * n + j]);
-        MPI_Isend(s->send + BW_MSG_BYTES, BW_MSG_BYTES, MPI_BYTE, right, TAG_FROM_LEFT,
-                  s->comm, &s->req[3 * n + j]);
+        MPI_Isend(to_right, BW_MSG_BYTES, MPI_BYTE, right, TAG_FROM_LEFT, s->comm,
+                  &s->req[3 * n + j]);
     }
     MPI_Waitall(4 * n, s->req, MPI_STATUSES_IGNORE);
     if (s->sync)

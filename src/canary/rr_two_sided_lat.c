@@ -3,11 +3,12 @@
 
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
+#include "infra/comm_mem.h"
 #include "infra/fatal.h"
 
 typedef struct {
     MPI_Comm comm;
-    double buf[4];
+    double *buf; /* MPI_Alloc_mem: [from left][from right][to left][to right] */
     MPI_Request req[4];
 } lat_state_t;
 
@@ -15,10 +16,16 @@ static void *setup(MPI_Comm slice)
 {
     lat_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
+    s->buf = comm_alloc(4 * sizeof(double));
     return s;
 }
 
-static void teardown(void *state) { free(state); }
+static void teardown(void *state)
+{
+    lat_state_t *s = state;
+    comm_free(s->buf);
+    free(s);
+}
 
 static void iterate(void *state, int left, int right)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "congestor/congestor.h"
+#include "infra/comm_mem.h"
 #include "infra/fatal.h"
 #include "infra/rma_window.h"
 
@@ -12,8 +13,9 @@ congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_
     s->comm = comm;
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->n);
-    s->send = xcalloc(send_doubles, sizeof(double));
-    s->recv = xcalloc(recv_doubles, sizeof(double));
+    /* Communication buffers from MPI_Alloc_mem, as the reference. */
+    s->send = comm_alloc(send_doubles * sizeof(double));
+    s->recv = comm_alloc(recv_doubles * sizeof(double));
     s->req = xcalloc((size_t)s->n, sizeof(MPI_Request));
     s->win = MPI_WIN_NULL;
     return s;
@@ -31,8 +33,8 @@ void congestor_state_free(void *state)
     congestor_state_t *s = state;
     if (s->win != MPI_WIN_NULL)
         MPI_Win_free(&s->win);
-    free(s->send);
-    free(s->recv);
+    comm_free(s->send);
+    comm_free(s->recv);
     free(s->req);
     free(s);
 }

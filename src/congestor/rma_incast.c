@@ -1,5 +1,6 @@
 /* RMA Incast (Put Incast): every rank puts 4 KiB into its own slot of the
- * root's window, then flushes. */
+ * root's window, then flushes. As the reference, the origin is the start of
+ * the rank's own window memory. */
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
@@ -7,8 +8,9 @@ static void *setup(MPI_Comm comm)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    congestor_state_t *s = congestor_state_new(comm, CONGESTOR_DOUBLES, 0);
-    congestor_state_window(s, (size_t)n * CONGESTOR_DOUBLES);
+    congestor_state_t *s = congestor_state_new(comm, 0, 0);
+    /* Twice the slots, as the reference sizes its incast window. */
+    congestor_state_window(s, 2 * (size_t)n * CONGESTOR_DOUBLES);
     return s;
 }
 
@@ -17,7 +19,7 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0)
         return;
-    MPI_Put(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, (MPI_Aint)s->rank * CONGESTOR_DOUBLES,
+    MPI_Put(s->win_base, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, (MPI_Aint)s->rank * CONGESTOR_DOUBLES,
             CONGESTOR_DOUBLES, MPI_DOUBLE, s->win);
     MPI_Win_flush(0, s->win);
 }

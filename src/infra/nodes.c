@@ -5,8 +5,50 @@
 #include <string.h>
 
 #include "infra/fatal.h"
+#include "infra/node_groups.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(a, b); }
+/* Number the nodes in sorted host-name order, as the reference does (it
+ * decides the natural ring and the order of every node-slice
+ * communicator); nodes with the same name (emulated nodes of one host) in
+ * world rank order. Node leaders send their name to world rank 0, which
+ * sorts and sends each leader its number back: O(nodes) memory on rank 0
+ * only, O(nodes log nodes) time (node_ids_by_name). Returns my node id on
+ * leaders, -1 on the others; on rank 0 fills nd->names and nd->n_hosts. */
+static int number_nodes(nodes_t *nd, MPI_Comm world, int rank, int is_leader,
+                        const char *my_name)
+{
+    MPI_Comm leaders;
+    MPI_Comm_split(world, is_leader ? 0 : MPI_UNDEFINED, rank, &leaders);
+    if (!is_leader)
+        return -1;
+    int n, lrank, node_id = -1;
+    MPI_Comm_size(leaders, &n);
+    MPI_Comm_rank(leaders, &lrank); /* world rank 0 leads its node: lrank 0 */
+    char *all = lrank == 0 ? xmalloc((size_t)n * NODE_NAME_LEN) : NULL;
+    MPI_Gather(my_name, NODE_NAME_LEN, MPI_CHAR, all, NODE_NAME_LEN, MPI_CHAR, 0, leaders);
+    int *id_of_leader = NULL;
+    if (lrank == 0) {
+        id_of_leader = xmalloc(sizeof(int) * (size_t)n);
+        int *sorted = xmalloc(sizeof(int) * (size_t)n);
+        nd->n_hosts = node_ids_by_name(all, NODE_NAME_LEN, n, id_of_leader, sorted);
+        if (nd->n_hosts < 0)
+            die("out of memory numbering %d nodes", n);
+        nd->names = xcalloc((size_t)n, NODE_NAME_LEN);
+        for (int i = 0; i < n; i++) {
+            const char *name = all + (size_t)sorted[i] * NODE_NAME_LEN;
+            if (nd->emulated)
+                snprintf(nd->names[i], NODE_NAME_LEN, "%.60s#%d", name, i);
+            else
+                memcpy(nd->names[i], name, NODE_NAME_LEN);
+        }
+        free(sorted);
+    }
+    MPI_Scatter(id_of_leader, 1, MPI_INT, &node_id, 1, MPI_INT, 0, leaders);
+    free(id_of_leader);
+    free(all);
+    MPI_Comm_free(&leaders);
+    return node_id;
+}
 
 int nodes_discover(nodes_t *nd, MPI_Comm world, int emulate_ppn, int emulate_nodes)
 {
@@ -34,24 +76,27 @@ int nodes_discover(nodes_t *nd, MPI_Comm world, int emulate_ppn, int emulate_nod
     }
     nd->emulated = emulate_ppn > 0 || emulate_nodes > 0;
 
-    int *leaders = xmalloc(sizeof(int) * (size_t)size);
-    MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, world);
+    char me[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(me, &len);
+    char mine[NODE_NAME_LEN];
+    memset(mine, 0, sizeof(mine));
+    snprintf(mine, sizeof(mine), "%.*s", NODE_NAME_LEN - 1, me);
+    if (rank == 0)
+        memcpy(nd->hostname, mine, NODE_NAME_LEN);
+    int my_id = number_nodes(nd, world, rank, leader == rank, mine);
+
+    /* Every rank learns every rank's node: (leader, leader's node id). */
+    int pair[2] = {leader, my_id};
+    int *pairs = xmalloc(sizeof(int) * 2 * (size_t)size);
+    MPI_Allgather(pair, 2, MPI_INT, pairs, 2, MPI_INT, world);
     nd->node_of_rank = xmalloc(sizeof(int) * (size_t)size);
     nd->local_of_rank = xmalloc(sizeof(int) * (size_t)size);
-    int *node_of_leader = xmalloc(sizeof(int) * (size_t)size);
-    int n = 0;
-    for (int r = 0; r < size; r++) {
-        /* A rank that is its own leader opens a new node, in world order. */
-        if (leaders[r] == r)
-            node_of_leader[r] = n++;
-    }
+    int n = node_map_ranks(pairs, size, nd->node_of_rank, nd->local_of_rank, &nd->ppn);
+    if (n < 1)
+        die("node discovery: inconsistent node leaders");
     nd->n_nodes = n;
-    nd->ppn = xcalloc((size_t)n, sizeof(int));
-    for (int r = 0; r < size; r++) {
-        int node = node_of_leader[leaders[r]];
-        nd->node_of_rank[r] = node;
-        nd->local_of_rank[r] = nd->ppn[node]++;
-    }
+    free(pairs);
     nd->my_node = nd->node_of_rank[rank];
     nd->my_local = nd->local_of_rank[rank];
     nd->ppn_min = nd->ppn_max = nd->ppn[0];
@@ -60,39 +105,6 @@ int nodes_discover(nodes_t *nd, MPI_Comm world, int emulate_ppn, int emulate_nod
             nd->ppn_min = nd->ppn[i];
         if (nd->ppn[i] > nd->ppn_max)
             nd->ppn_max = nd->ppn[i];
-    }
-    free(node_of_leader);
-    free(leaders);
-
-    /* Names: only rank 0 writes them out, so only rank 0 gathers them. */
-    char me[MPI_MAX_PROCESSOR_NAME];
-    int len = 0;
-    MPI_Get_processor_name(me, &len);
-    char mine[NODE_NAME_LEN];
-    memset(mine, 0, sizeof(mine));
-    snprintf(mine, sizeof(mine), "%.*s", NODE_NAME_LEN - 1, me);
-    char *all = rank == 0 ? xmalloc((size_t)size * NODE_NAME_LEN) : NULL;
-    MPI_Gather(mine, NODE_NAME_LEN, MPI_CHAR, all, NODE_NAME_LEN, MPI_CHAR, 0, world);
-    if (rank == 0) {
-        memcpy(nd->hostname, mine, NODE_NAME_LEN);
-        nd->names = xcalloc((size_t)n, NODE_NAME_LEN);
-        for (int r = 0; r < size; r++) {
-            if (nd->local_of_rank[r] != 0)
-                continue;
-            char *dst = nd->names[nd->node_of_rank[r]];
-            if (nd->emulated)
-                snprintf(dst, NODE_NAME_LEN, "%.60s#%d", all + (size_t)r * NODE_NAME_LEN,
-                         nd->node_of_rank[r]);
-            else
-                memcpy(dst, all + (size_t)r * NODE_NAME_LEN, NODE_NAME_LEN);
-        }
-        qsort(all, (size_t)size, NODE_NAME_LEN, cmp_str);
-        nd->n_hosts = 0;
-        for (int r = 0; r < size; r++)
-            if (r == 0 || strcmp(all + (size_t)r * NODE_NAME_LEN,
-                                 all + (size_t)(r - 1) * NODE_NAME_LEN) != 0)
-                nd->n_hosts++;
-        free(all);
     }
     return 0;
 }

@@ -2,7 +2,9 @@
  *
  * A node is the set of ranks sharing a host (MPI_COMM_TYPE_SHARED), or, when
  * emulating, every K consecutive ranks / N equal groups of ranks. Nodes are
- * numbered by their lowest world rank, ranks within a node by world rank. */
+ * numbered in sorted host-name order, as the reference numbers them (nodes
+ * of one host, when emulated, by their lowest world rank); ranks within a
+ * node by world rank. */
 #ifndef GPCNET_NODES_H
 #define GPCNET_NODES_H
 

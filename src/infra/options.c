@@ -9,7 +9,14 @@
 
 const char *program_name(program_t program)
 {
-    return program == PROGRAM_NETWORK_TEST ? "network_test" : "network_load_test";
+    switch (program) {
+    case PROGRAM_NETWORK_TEST:
+        return "network_test";
+    case PROGRAM_NETWORK_LOAD_TEST:
+        return "network_load_test";
+    default:
+        return "network_congestor";
+    }
 }
 
 void options_defaults(options_t *o, program_t program)
@@ -22,6 +29,9 @@ void options_defaults(options_t *o, program_t program)
     o->measurements = o->rings = o->iterations = o->warmup = -1;
     o->congestor_measurements = o->congestor_iterations = -1;
     o->nics_per_node = 1;
+    o->repeat = 1;
+    o->congestor_bytes = 4096;
+    o->report_interval = 5.0;
     strcpy(o->output_dir, ".");
 }
 
@@ -155,7 +165,8 @@ static int set_path(const char *opt, const char *s, char *dst, char *err, size_t
     return 0;
 }
 
-enum { ANY, LOAD_ONLY };
+/* Which programs take an option. */
+enum { NT = 1, LT = 2, NC = 4, ANY = NT | LT | NC, MEASURING = NT | LT };
 
 typedef struct {
     const char *name;
@@ -165,22 +176,47 @@ typedef struct {
 
 static const opt_spec_t specs[] = {
     {"--help", 0, ANY},          {"-h", 0, ANY},
-    {"--version", 0, ANY},       {"--verbose", 0, ANY},
-    {"-v", 0, ANY},              {"--quiet", 0, ANY},
+    {"--version", 0, ANY},       {"--verbose", 0, MEASURING},
+    {"-v", 0, MEASURING},        {"--quiet", 0, ANY},
     {"-q", 0, ANY},              {"--force", 0, ANY},
-    {"--seed", 1, LOAD_ONLY},    {"--ring-seed", 1, ANY},
-    {"--canary-fraction", 1, LOAD_ONLY},
-    {"--congestors", 1, LOAD_ONLY},
-    {"--tests", 1, ANY},         {"--time-limit", 1, ANY},
-    {"--measurements", 1, ANY},  {"--rings", 1, ANY},
-    {"--iterations", 1, ANY},    {"--warmup", 1, ANY},
-    {"--congestor-measurements", 1, LOAD_ONLY},
-    {"--congestor-iterations", 1, LOAD_ONLY},
-    {"--nics-per-node", 1, ANY}, {"--emulate-nodes", 1, ANY},
+    {"--seed", 1, LT | NC},      {"--ring-seed", 1, MEASURING},
+    {"--canary-fraction", 1, LT},
+    {"--congestors", 1, LT | NC},
+    {"--tests", 1, MEASURING},   {"--time-limit", 1, MEASURING},
+    {"--measurements", 1, MEASURING}, {"--rings", 1, MEASURING},
+    {"--iterations", 1, MEASURING},   {"--warmup", 1, MEASURING},
+    {"--congestor-measurements", 1, LT},
+    {"--congestor-iterations", 1, LT | NC},
+    {"--nics-per-node", 1, MEASURING}, {"--emulate-nodes", 1, ANY},
     {"--emulate-node-count", 1, ANY},
     {"--json", 1, ANY},          {"--output-dir", 1, ANY},
     {"--deadline", 1, ANY},
+    {"--congestor-sweep", 0, LT}, {"--repeat", 1, LT},
+    {"--converge", 1, MEASURING}, {"--congestor-bytes", 1, LT | NC},
+    {"--placement", 1, LT},
+    {"--duration", 1, NC},       {"--report-interval", 1, NC},
+    {"--start-file", 1, NC},     {"--stop-file", 1, NC},
+    {"--flows", 1, NC},
 };
+
+static int scope_of(program_t program)
+{
+    return program == PROGRAM_NETWORK_TEST ? NT : program == PROGRAM_NETWORK_LOAD_TEST ? LT : NC;
+}
+
+static const char *scope_text(int scope)
+{
+    switch (scope) {
+    case LT:
+        return "network_load_test only";
+    case NC:
+        return "network_congestor only";
+    case LT | NC:
+        return "network_load_test and network_congestor only";
+    default:
+        return "network_test and network_load_test only";
+    }
+}
 
 static int apply(options_t *o, const char *opt, const char *val, const name_catalog_t *tests,
                  const name_catalog_t *congestors, char *err, size_t errlen)
@@ -255,6 +291,43 @@ static int apply(options_t *o, const char *opt, const char *val, const name_cata
         if (parse_double(opt, val, 0.0, 1e7, 1, &d, err, errlen))
             return -1;
         o->deadline = d;
+    } else if (IS("--congestor-sweep")) {
+        o->congestor_sweep = 1;
+    } else if (IS("--repeat")) {
+        if (parse_long(opt, val, 1, 1000, &l, err, errlen))
+            return -1;
+        o->repeat = (int)l;
+    } else if (IS("--converge")) {
+        if (parse_double(opt, val, 0.0, 1.0, 1, &d, err, errlen) || d >= 1.0)
+            return fail(err, errlen, "%s: expected a relative tolerance > 0 and < 1 (e.g. 0.05), "
+                        "got '%s'", opt, val);
+        o->converge = d;
+    } else if (IS("--congestor-bytes")) {
+        if (parse_long(opt, val, 8, 64L * 1024 * 1024, &l, err, errlen) || l % 8 != 0)
+            return fail(err, errlen, "%s: expected a multiple of 8 from 8 to 67108864 (bytes "
+                        "of doubles), got '%s'", opt, val);
+        o->congestor_bytes = l;
+    } else if (IS("--placement")) {
+        if (strcmp(val, "split") == 0)
+            o->placement = PLACEMENT_SPLIT;
+        else if (strcmp(val, "colocated") == 0)
+            o->placement = PLACEMENT_COLOCATED;
+        else
+            return fail(err, errlen, "%s: expected 'split' or 'colocated', got '%s'", opt, val);
+    } else if (IS("--duration")) {
+        if (parse_double(opt, val, 0.0, 1e7, 1, &d, err, errlen))
+            return -1;
+        o->duration = d;
+    } else if (IS("--report-interval")) {
+        if (parse_double(opt, val, 0.0, 86400.0, 1, &d, err, errlen))
+            return -1;
+        o->report_interval = d;
+    } else if (IS("--start-file")) {
+        return set_path(opt, val, o->start_file, err, errlen);
+    } else if (IS("--stop-file")) {
+        return set_path(opt, val, o->stop_file, err, errlen);
+    } else if (IS("--flows")) {
+        return set_path(opt, val, o->flows, err, errlen);
     }
 #undef IS
     return 0;
@@ -290,8 +363,8 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
                 fail(err, errlen, "unexpected argument '%s' (options start with --)", arg);
             return OPT_ERROR;
         }
-        if (spec->scope == LOAD_ONLY && program != PROGRAM_NETWORK_LOAD_TEST) {
-            fail(err, errlen, "%s applies to network_load_test only", name);
+        if (!(spec->scope & scope_of(program))) {
+            fail(err, errlen, "%s applies to %s", name, scope_text(spec->scope));
             return OPT_ERROR;
         }
         if (spec->takes_value) {
@@ -321,90 +394,13 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         fail(err, errlen, "--emulate-nodes and --emulate-node-count exclude each other");
         return OPT_ERROR;
     }
+    if (o->flows[0] && o->n_congestors) {
+        fail(err, errlen, "--flows and --congestors exclude each other (the flows are the traffic)");
+        return OPT_ERROR;
+    }
     if (want_help)
         return OPT_HELP;
     if (want_version)
         return OPT_VERSION;
     return OPT_RUN;
-}
-
-/* The names, wrapped to fit 80 columns under a 29-column indent. */
-static void catalog_wrapped(const name_catalog_t *cat, char *buf, size_t len)
-{
-    const char *indent = "\n                             ";
-    size_t col = 29;
-    buf[0] = '\0';
-    for (int i = 0; i < cat->count; i++) {
-        size_t w = strlen(cat->ids[i]) + 2;
-        if (i && col + w > 79) {
-            strncat(buf, ",", len - strlen(buf) - 1);
-            strncat(buf, indent, len - strlen(buf) - 1);
-            col = 29;
-        } else if (i) {
-            strncat(buf, ", ", len - strlen(buf) - 1);
-        }
-        strncat(buf, cat->ids[i], len - strlen(buf) - 1);
-        col += w;
-    }
-}
-
-void options_usage(program_t program, const name_catalog_t *tests,
-                   const name_catalog_t *congestors, char *buf, size_t len)
-{
-    char tnames[1024], cnames[1024];
-    catalog_wrapped(tests, tnames, sizeof(tnames));
-    catalog_wrapped(congestors, cnames, sizeof(cnames));
-    int load = program == PROGRAM_NETWORK_LOAD_TEST;
-    int n = snprintf(
-        buf, len,
-        "Usage: mpirun [...] %s [options]\n"
-        "\n%s"
-        "\n"
-        "Defaults reproduce the published GPCNeT v1.3 configuration (an official run\n"
-        "uses no option that changes the measurement; the run says whether it did).\n"
-        "\n"
-        "Options:\n"
-        "  -h, --help                 show this help and exit\n"
-        "      --version              show the version and exit\n"
-        "  -v, --verbose              verbose tables: Min, Max, Avg(Worst), 99.9%%%s\n"
-        "  -q, --quiet                no progress lines on stderr\n"
-        "      --tests LIST           tests to run in this order (default: %s), of:\n"
-        "                             %s\n"
-        "%s"
-        "      --time-limit SEC       time limit per test (default 10)\n"
-        "      --measurements N       override measurements per test (nM)\n"
-        "      --rings N              override random rings per measurement (nR)\n"
-        "      --iterations N         override timed iterations per ring (nI)\n"
-        "      --warmup N             override warm-up iterations\n"
-        "      --ring-seed N          base seed of the random rings (default 1000)\n"
-        "      --nics-per-node N      NICs per node, to report ranks per port (default 1)\n"
-        "      --emulate-nodes K      treat every K consecutive ranks as one node\n"
-        "      --emulate-node-count N split the ranks into N equal nodes\n"
-        "                             (default: nodes are the real shared-memory hosts)\n"
-        "      --output-dir DIR       where results and node lists go (default .)\n"
-        "      --json FILE            results JSON (default DIR/%s.json)\n"
-        "      --force                overwrite existing result files\n"
-        "      --deadline SEC         abort the whole job after SEC seconds\n"
-        "\n"
-        "Exit status: 0 success, 1 run-time error (e.g. too few nodes), 2 bad usage.\n",
-        program_name(program),
-        load ? "Measures latency- and bandwidth-sensitive canary tests in isolation and\n"
-               "while congestor kernels load the network (SPEC A.4). Needs at least 10\n"
-               "nodes with the defaults (2 canary nodes and 2 per congestor).\n"
-             : "Runs the isolated network tests on all nodes at once: random and natural\n"
-               "rings, allreduce and alltoall (SPEC A.3). Needs at least 2 nodes.\n",
-        load ? ",\n                             and the isolated congestor baselines" : "",
-        load ? "3 canaries" : "all 8",
-        tnames,
-        load ? "      --seed N|time          placement seed (default: time on rank 0)\n"
-               "      --canary-fraction F    share of nodes running canaries (default 0.2)\n"
-               "      --congestors LIST      congestor kernels and weights, e.g. a2a,rma_bcast:2\n"
-               "                             (default: a2a,p2p_incast,rma_incast,rma_bcast)\n"
-               "      --congestor-measurements N  measurements per congestor pass (default 256)\n"
-               "      --congestor-iterations N    override iterations per congestor measurement\n"
-             : "",
-        program_name(program));
-    if (load && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
-                 "\nCongestors (--congestors):\n                             %s\n", cnames);
 }

@@ -13,7 +13,9 @@
 #define OPT_MAX_LIST 32
 #define OPT_PATH_MAX 4096
 
-typedef enum { PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST } program_t;
+typedef enum { PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST, PROGRAM_NETWORK_CONGESTOR } program_t;
+
+typedef enum { PLACEMENT_SPLIT, PLACEMENT_COLOCATED } placement_kind_t;
 
 typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
 
@@ -56,6 +58,20 @@ typedef struct {
     int emulate_nodes;                /* > 0: split the ranks into N equal nodes */
 
     double deadline;                  /* > 0: abort the whole job after this many seconds */
+
+    /* Congestion studies (load test). */
+    int congestor_sweep;              /* each congestor alone, then all together */
+    int repeat;                       /* repetitions of the whole sequence (>= 1) */
+    double converge;                  /* > 0: stop a test once Avg and 99% are stable to this */
+    long congestor_bytes;             /* message size of every congestor (default 4096) */
+    placement_kind_t placement;       /* split (published 80/20 node split) or colocated */
+
+    /* network_congestor */
+    double duration;                  /* > 0: run this long */
+    double report_interval;           /* seconds between bandwidth reports */
+    char start_file[OPT_PATH_MAX];    /* wait for it before congesting (empty: none) */
+    char stop_file[OPT_PATH_MAX];     /* stop once it exists (empty: none) */
+    char flows[OPT_PATH_MAX];         /* flow list: SRC DST node names (empty: kernels) */
 
     char output_dir[OPT_PATH_MAX];
     char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */

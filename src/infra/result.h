@@ -14,6 +14,8 @@ typedef struct {
     long measurements;
     int rings, iterations;
     int timed_out;
+    int converged;                        /* --converge ended the test */
+    double avg_precision, tail_precision; /* reached with --converge, else NaN */
     double wall_s;
     hist_t hist; /* merged fine-grained samples */
 } result_t;

@@ -7,6 +7,7 @@
 void stats_init(stats_acc_t *a)
 {
     memset(a, 0, sizeof(*a));
+    a->avg_precision = a->tail_precision = NAN; /* no --converge */
     a->bulk_min = INFINITY;
     a->bulk_max = -INFINITY;
     hist_clear(&a->hist);
@@ -38,6 +39,9 @@ static void merge_op(void *in, void *inout, int *len, MPI_Datatype *type)
         dst->worst_count = fmax(dst->worst_count, src->worst_count);
         dst->measurements = fmax(dst->measurements, src->measurements);
         dst->timed_out = fmax(dst->timed_out, src->timed_out);
+        dst->converged = fmax(dst->converged, src->converged);
+        dst->avg_precision = fmax(dst->avg_precision, src->avg_precision);
+        dst->tail_precision = fmax(dst->tail_precision, src->tail_precision);
         hist_merge(&dst->hist, &src->hist);
     }
 }
@@ -69,6 +73,9 @@ void stats_to_result(const stats_acc_t *a, result_t *r)
     r->ranks = (int)a->ranks;
     r->measurements = (long)a->measurements;
     r->timed_out = a->timed_out > 0.0;
+    r->converged = a->converged > 0.0;
+    r->avg_precision = a->avg_precision;
+    r->tail_precision = a->tail_precision;
     r->avg = a->bulk_count > 0.0 ? a->bulk_sum / a->bulk_count : NAN;
     r->min = a->bulk_count > 0.0 ? a->bulk_min : NAN;
     r->max = a->bulk_count > 0.0 ? a->bulk_max : NAN;

@@ -22,6 +22,8 @@ typedef struct {
     double worst_count;
     double measurements; /* completed measurements (max) */
     double timed_out;    /* max */
+    double converged;    /* --converge stopped the test (max; agreed by all ranks) */
+    double avg_precision, tail_precision; /* reached, worst rank (max; agreed) */
     hist_t hist;
 } stats_acc_t;
 

@@ -10,83 +10,12 @@
 #include "infra/node_lists.h"
 #include "infra/progress.h"
 #include "infra/report.h"
-#include "infra/turns.h"
+#include "suite/load_placement.h"
+#include "suite/load_roles.h"
+#include "suite/study_report.h"
 #include "suite/suites.h"
 
 #define TAG_CONGESTOR_RESULT 4201
-
-typedef struct {
-    int is_congestor;
-    int kernel;              /* congestor kernel index into run->congestors */
-    MPI_Comm canary_slice;   /* canaries: node-slice communicator */
-    MPI_Comm canary_test;    /* canaries in slices of >= 2 ranks */
-    MPI_Comm congestor_comm; /* congestors: one kernel within one slice */
-    int congestor_active;    /* congestor_comm has >= 2 ranks */
-    MPI_Comm kernel_comm;    /* congestors: every rank running my kernel */
-    void *state;             /* congestor kernel state */
-    int iterations;          /* congestor iterations per measurement */
-    const congestor_kernel_t *setup_kernel;
-} roles_t;
-
-static void congestor_setup(void *arg)
-{
-    roles_t *ro = arg;
-    ro->state = ro->setup_kernel->setup(ro->congestor_comm);
-}
-
-static void build_roles(run_t *run, roles_t *ro)
-{
-    const placement_t *p = &run->placement;
-    const nodes_t *nd = &run->nodes;
-    memset(ro, 0, sizeof(*ro));
-    int *canary_pos = xmalloc(sizeof(int) * (size_t)nd->n_nodes);
-    int *congestor_pos = xmalloc(sizeof(int) * (size_t)nd->n_nodes);
-    for (int n = 0; n < nd->n_nodes; n++)
-        canary_pos[n] = congestor_pos[n] = -1;
-    for (int i = 0; i < p->n_nodes; i++) {
-        int node = p->order[i];
-        if (i < p->n_congestor_nodes)
-            congestor_pos[node] = i;
-        else
-            canary_pos[node] = i - p->n_congestor_nodes;
-    }
-    ro->is_congestor = p->is_congestor[nd->my_node];
-    ro->canary_slice = nodes_slice_comm(nd, run->world, canary_pos);
-    ro->canary_test = suite_test_comm(run->world, ro->canary_slice);
-
-    ro->kernel = ro->is_congestor ? p->kernel_of[p->kernel_offset[nd->my_node] + nd->my_local] : -1;
-    int color = ro->is_congestor ? nd->my_local * run->n_congestors + ro->kernel : MPI_UNDEFINED;
-    MPI_Comm_split(run->world, color, congestor_pos[nd->my_node], &ro->congestor_comm);
-    MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
-                   &ro->kernel_comm);
-    int turn = -1;
-    if (ro->is_congestor) {
-        int n;
-        MPI_Comm_size(ro->congestor_comm, &n);
-        ro->congestor_active = n >= 2;
-        const congestor_kernel_t *k = run->congestors[ro->kernel];
-        if (ro->congestor_active) {
-            ro->setup_kernel = k;
-            ro->iterations = k->iterations_for(run->congestor_iterations, n);
-            turn = color;
-        }
-    }
-    /* Congestor communicators set up one after another (infra/turns.h). */
-    take_turns(run->world, turn, congestor_setup, ro);
-    free(canary_pos);
-    free(congestor_pos);
-}
-
-static void free_roles(run_t *run, roles_t *ro)
-{
-    if (ro->state)
-        run->congestors[ro->kernel]->teardown(ro->state);
-    MPI_Comm *comms[] = {&ro->canary_slice, &ro->canary_test, &ro->congestor_comm,
-                         &ro->kernel_comm};
-    for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)
-        if (*comms[i] != MPI_COMM_NULL)
-            MPI_Comm_free(comms[i]);
-}
 
 /* Every kernel's congestor result reaches world rank 0 in kernel order. */
 static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s,
@@ -171,48 +100,162 @@ static void canary_during_test(run_t *run, roles_t *ro, int t, stats_acc_t *acc)
     MPI_Ibarrier(run->world, &release);
     MPI_Wait(&release, MPI_STATUS_IGNORE);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, ro->canary_slice,
-                       run->nodes.my_local, ro->canary_test, run->opt.ring_seed, acc);
+        canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, run->opt.converge,
+                       ro->canary_slice, ro->canary_slice_index, ro->canary_test,
+                       run->opt.ring_seed, acc);
     MPI_Ibarrier(run->world, &done);
     MPI_Wait(&done, MPI_STATUS_IGNORE);
 }
 
-static void write_node_lists(run_t *run)
+/* The Congestion Impact of one congestor set (rank 0): cell < 0 is all the
+ * congestors together (printed as the reference's Key Results), cell k
+ * kernel k alone (printed in the matrix at the end). */
+static void record_impact(run_t *run, int cell)
 {
     if (run->rank != 0)
         return;
-    const placement_t *p = &run->placement;
-    const char *dir = run->opt.output_dir;
-    const char *names = (const char *)run->nodes.names;
-    if (node_list_write(dir, NODE_LIST_ALL, names, NODE_NAME_LEN, p->order, p->n_nodes) ||
-        node_list_write(dir, NODE_LIST_CONGESTORS, names, NODE_NAME_LEN, p->order,
-                        p->n_congestor_nodes) ||
-        node_list_write(dir, NODE_LIST_CANARIES, names, NODE_NAME_LEN,
-                        p->order + p->n_congestor_nodes, p->n_canary_nodes))
-        fprintf(stderr, "gpcnet: warning: cannot write the node lists in %s\n", dir);
-}
-
-static void print_impact(run_t *run)
-{
-    if (run->rank != 0)
-        return;
-    report_impact_begin(stdout);
+    char loaded[96];
+    const char *set = cell < 0 ? STUDY_ALL : run->congestors[cell]->id;
+    if (cell < 0)
+        snprintf(loaded, sizeof(loaded), "loaded");
+    else
+        snprintf(loaded, sizeof(loaded), "loaded_by:%s", set);
+    if (cell < 0)
+        report_impact_begin(stdout);
     for (int t = 0; t < run->n_tests; t++) {
         const char *id = run->tests[t]->id;
         const result_t *iso = run_find(run, "isolated", id);
-        const result_t *load = run_find(run, "loaded", id);
+        const result_t *load = run_find(run, loaded, id);
         if (!iso || !load)
             continue;
         int hib = iso->higher_is_better;
-        run_impact_t *c = &run->impact[run->n_impact++];
+        run_impact_t *c = run_add_impact(run);
         snprintf(c->test_id, sizeof(c->test_id), "%s", id);
         snprintf(c->name, sizeof(c->name), "%s", iso->name);
+        snprintf(c->congestor, sizeof(c->congestor), "%s", set);
         c->avg = impact_ratio(iso->avg, load->avg, hib);
         c->p99 = impact_ratio(iso->p99, load->p99, hib);
         c->avg_printed = impact_ratio_printed(iso->avg, load->avg, hib);
         c->p99_printed = impact_ratio_printed(iso->p99, load->p99, hib);
-        report_impact_row(stdout, c->name, c->avg_printed, c->p99_printed);
+        if (cell < 0)
+            report_impact_row(stdout, c->name, c->avg_printed, c->p99_printed);
     }
+}
+
+/* 1. The canaries alone; every congestor waits. */
+static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
+{
+    const options_t *o = &run->opt;
+    if (run->rank == 0)
+        report_table_begin(stdout, "Isolated Network Tests", o->verbose);
+    for (int t = 0; t < run->n_tests; t++) {
+        progress_step("isolated", run->tests[t]->name, o->time_limit);
+        stats_init(acc);
+        double start = MPI_Wtime();
+        if (ro->canary_test != MPI_COMM_NULL)
+            canary_measure(run->tests[t], run->limits[t], o->time_limit, o->converge,
+                           ro->canary_slice, ro->canary_slice_index, ro->canary_test,
+                           o->ring_seed, acc);
+        double wall = MPI_Wtime() - start;
+        suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
+                             "Isolated Network Tests", 1);
+        /* The JSON on disk holds every finished test, not only finished
+         * blocks of tests. */
+        char phase[96];
+        snprintf(phase, sizeof(phase), "isolated:%s", run->tests[t]->id);
+        run_phase_done(run, phase, wall);
+    }
+    MPI_Barrier(run->world);
+}
+
+/* 2. (verbose) each congestor kernel alone, for its baseline. */
+static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
+{
+    if (run->rank == 0)
+        report_table_begin(stdout, "Isolated Congestion Tests", 1);
+    for (int k = 0; k < run->n_congestors; k++) {
+        progress_step("congestor baseline", run->congestors[k]->name, run->opt.time_limit);
+        stats_init(acc);
+        double start = MPI_Wtime();
+        if (ro->is_congestor && ro->kernel == k && ro->congestor_active)
+            congestor_pass_of(run, ro, acc);
+        double wall = MPI_Wtime() - start;
+        MPI_Barrier(run->world);
+        collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
+                           1, k);
+        char phase[96];
+        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->congestors[k]->id);
+        run_phase_done(run, phase, wall);
+    }
+}
+
+/* 3. Each canary test with the congestors running: all of them (cell < 0,
+ * the published sequence) or, for --congestor-sweep, kernel `cell` alone
+ * on every congestor node. */
+static void loaded_phase(run_t *run, roles_t *ro, stats_acc_t *acc, int cell)
+{
+    const options_t *o = &run->opt;
+    char table[96], title[160], cell_id[48] = "", cell_name[80] = "";
+    if (cell < 0) {
+        snprintf(table, sizeof(table), "loaded");
+        snprintf(title, sizeof(title), "Network Tests running with Congestion Tests");
+    } else {
+        congestor_display_name(run->congestors[cell], cell_name, sizeof(cell_name));
+        snprintf(cell_id, sizeof(cell_id), "%s:", run->congestors[cell]->id);
+        snprintf(table, sizeof(table), "loaded_by:%s", run->congestors[cell]->id);
+        snprintf(title, sizeof(title), "Network Tests running with %s Only", cell_name);
+    }
+    /* The published layout: one table, or one per test when verbose; a
+     * sweep cell prints one table of its own. */
+    if (run->rank == 0 && (cell >= 0 || !o->verbose))
+        report_table_begin(stdout, title, o->verbose);
+    for (int t = 0; t < run->n_tests; t++) {
+        const canary_kernel_t *k = run->tests[t];
+        progress_step(cell < 0 ? "with congestion" : run->congestors[cell]->id, k->name,
+                      o->time_limit);
+        if (run->rank == 0 && o->verbose && cell < 0) {
+            /* The reference names the test without its message size here. */
+            char base[64], vtitle[160];
+            snprintf(base, sizeof(base), "%s", k->name);
+            char *cut = strstr(base, " (");
+            if (cut)
+                *cut = '\0';
+            snprintf(vtitle, sizeof(vtitle),
+                     "Network Tests running with Congestion Tests (%20s Network Test)", base);
+            report_table_begin(stdout, vtitle, 1);
+        }
+        stats_init(acc);
+        double start = MPI_Wtime();
+        if (ro->is_congestor)
+            congest_during_test(run, ro, acc);
+        else
+            canary_during_test(run, ro, t, acc);
+        double wall = MPI_Wtime() - start;
+        /* Statistics only now, so no reduction stalled the congestors.
+         * Congestors are outside the canary communicator: their acc is left
+         * alone here and reported by collect_congestors below. */
+        suite_collect_canary(run, t, acc, ro->canary_test, wall, table, title, 1);
+        char ctable[128], ctitle[200];
+        snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", cell_id, k->id);
+        snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
+        collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, cell);
+        char phase[128];
+        snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
+        run_phase_done(run, phase, wall);
+    }
+    record_impact(run, cell);
+}
+
+static void print_preamble(run_t *run)
+{
+    const placement_t *p = &run->placement;
+    char line1[128], line2[160];
+    snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", p->n_canary_nodes);
+    snprintf(line2, sizeof(line2),
+             "  %i nodes running Congestion Tests (min %i nodes per congestor)",
+             p->n_congestor_nodes, p->n_congestor_nodes / run->n_congestors);
+    const char *lines[] = {line1, line2};
+    run_print_preamble(run, lines, 2);
 }
 
 int network_load_test_main(int argc, char **argv)
@@ -220,127 +263,51 @@ int network_load_test_main(int argc, char **argv)
     run_t run;
     run_init(&run, PROGRAM_NETWORK_LOAD_TEST, &argc, &argv);
     const options_t *o = &run.opt;
-    int min_nodes = placement_min_nodes(o->canary_fraction, run.n_congestors);
-    if (min_nodes < 0 || run.nodes.n_nodes < min_nodes)
-        exit_all(1,
-                 "network_load_test: needs at least %d nodes (2 canary nodes and 2 per "
-                 "congestor, %d congestor(s), canary fraction %g); found %d nodes (%d ranks). "
-                 "Run on more nodes, emulate nodes with --emulate-nodes K, or choose fewer "
-                 "--congestors.\n",
-                 min_nodes, run.n_congestors, o->canary_fraction, run.nodes.n_nodes, run.size);
-
-    if (placement_compute(&run.placement, run.seed, run.nodes.n_nodes, run.nodes.ppn,
-                          o->canary_fraction, run.n_congestors, run.weights))
-        die("placement failed although the node count was checked");
-    run.have_placement = 1;
-    /* Weights can starve a kernel of nodes (a2a:64,p2p_incast on 8 congestor
-     * nodes): a kernel without two nodes would leave rank 0 waiting for its
-     * results forever. Every rank computed the same placement. */
-    for (int k = 0; k < run.n_congestors; k++) {
-        int got = 0;
-        for (int i = 0; i < run.placement.n_congestor_nodes; i++) {
-            int node = run.placement.order[i];
-            got += run.placement.kernel_of[run.placement.kernel_offset[node]] == k;
-        }
-        if (got < 2)
-            exit_all(1,
-                     "network_load_test: congestor %s gets %d of the %d congestor nodes with "
-                     "these --congestors weights; every congestor needs at least 2 nodes. "
-                     "Lower the other weights or run on more nodes.\n",
-                     run.congestors[k]->id, got, run.placement.n_congestor_nodes);
+    load_check_node_count(&run);
+    if (run.rank == 0) {
+        run.rep_seeds = xcalloc((size_t)o->repeat, sizeof(uint64_t));
+        run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
     }
-    roles_t ro;
-    build_roles(&run, &ro);
-    write_node_lists(&run);
-
-    char line1[128], line2[160];
-    snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", run.placement.n_canary_nodes);
-    snprintf(line2, sizeof(line2), "  %i nodes running Congestion Tests (min %i nodes per congestor)",
-             run.placement.n_congestor_nodes, run.placement.n_congestor_nodes / run.n_congestors);
-    const char *lines[] = {line1, line2};
-    run_print_preamble(&run, lines, 2);
-    int steps = 2 * run.n_tests + (o->verbose ? run.n_congestors : 0);
-    progress_init(run.rank == 0 && !o->quiet, run.t0, steps);
-
+    int cells = o->congestor_sweep ? run.n_congestors : 0;
+    int steps = o->repeat * ((2 + cells) * run.n_tests + (o->verbose ? run.n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
-
-    /* 1. Canaries alone; every congestor waits. */
-    if (run.rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", o->verbose);
-    double phase_start = MPI_Wtime();
-    for (int t = 0; t < run.n_tests; t++) {
-        progress_step("isolated", run.tests[t]->name, o->time_limit);
-        stats_init(acc);
-        double start = MPI_Wtime();
-        if (ro.canary_test != MPI_COMM_NULL)
-            canary_measure(run.tests[t], run.limits[t], o->time_limit, ro.canary_slice,
-                           run.nodes.my_local, ro.canary_test, o->ring_seed, acc);
-        suite_collect_canary(&run, t, acc, ro.canary_test, MPI_Wtime() - start, "isolated",
-                             "Isolated Network Tests", 1);
-    }
-    MPI_Barrier(run.world);
-    run_phase_done(&run, "isolated", MPI_Wtime() - phase_start);
-
-    /* 2. (verbose) each congestor kernel alone, for its baseline. */
-    if (o->verbose) {
-        phase_start = MPI_Wtime();
-        if (run.rank == 0)
-            report_table_begin(stdout, "Isolated Congestion Tests", 1);
-        for (int k = 0; k < run.n_congestors; k++) {
-            progress_step("congestor baseline", run.congestors[k]->name, o->time_limit);
-            stats_init(acc);
-            double start = MPI_Wtime();
-            if (ro.is_congestor && ro.kernel == k && ro.congestor_active)
-                congestor_pass_of(&run, &ro, acc);
-            double wall = MPI_Wtime() - start;
-            MPI_Barrier(run.world);
-            collect_congestors(&run, &ro, acc, wall, "isolated_congestors",
-                               "Isolated Congestion Tests", 1, k);
+    uint64_t first_seed = run.seed;
+    for (run.repetition = 1; run.repetition <= o->repeat; run.repetition++) {
+        /* A fresh placement seed each repetition unless --seed fixes it. */
+        run.seed = o->seed_given ? first_seed : first_seed + (uint64_t)(run.repetition - 1);
+        if (run.repetition > 1)
+            placement_free(&run.placement);
+        load_place(&run);
+        roles_t ro;
+        roles_build(&run, &ro, -1);
+        load_write_node_lists(&run);
+        if (run.repetition == 1) {
+            print_preamble(&run);
+            progress_init(run.rank == 0 && !o->quiet, run.t0, steps);
         }
-        run_phase_done(&run, "congestor_baselines", MPI_Wtime() - phase_start);
-    }
+        if (o->repeat > 1 && run.rank == 0)
+            printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, o->repeat,
+                   (unsigned long long)run.seed);
 
-    /* 3. Each canary test with the congestors running. */
-    if (run.rank == 0 && !o->verbose)
-        report_table_begin(stdout, "Network Tests running with Congestion Tests", 0);
-    for (int t = 0; t < run.n_tests; t++) {
-        const canary_kernel_t *k = run.tests[t];
-        progress_step("with congestion", k->name, o->time_limit);
-        if (run.rank == 0 && o->verbose) {
-            /* The reference names the test without its message size here. */
-            char base[64], title[160];
-            snprintf(base, sizeof(base), "%s", k->name);
-            char *cut = strstr(base, " (");
-            if (cut)
-                *cut = '\0';
-            snprintf(title, sizeof(title),
-                     "Network Tests running with Congestion Tests (%20s Network Test)", base);
-            report_table_begin(stdout, title, 1);
+        isolated_phase(&run, &ro, acc);
+        if (o->verbose)
+            baseline_phase(&run, &ro, acc);
+        /* --congestor-sweep: every congestor node runs one kernel at a time. */
+        for (int cell = 0; cell < cells; cell++) {
+            roles_t only;
+            roles_build(&run, &only, cell);
+            loaded_phase(&run, &only, acc, cell);
+            roles_free(&run, &only);
         }
-        stats_init(acc);
-        double start = MPI_Wtime();
-        if (ro.is_congestor)
-            congest_during_test(&run, &ro, acc);
-        else
-            canary_during_test(&run, &ro, t, acc);
-        double wall = MPI_Wtime() - start;
-        /* Statistics only now, so no reduction stalled the congestors.
-         * Congestors are outside the canary communicator: their acc is left
-         * alone here and reported by collect_congestors below. */
-        suite_collect_canary(&run, t, acc, ro.canary_test, wall, "loaded",
-                             "Network Tests running with Congestion Tests", 1);
-        char table[96], title[160];
-        snprintf(table, sizeof(table), "congestors_during:%s", k->id);
-        snprintf(title, sizeof(title), "Congestion Tests running with %s", k->name);
-        collect_congestors(&run, &ro, acc, wall, table, title, o->verbose, -1);
-        char phase[96];
-        snprintf(phase, sizeof(phase), "loaded:%s", k->id);
-        run_phase_done(&run, phase, wall);
+        loaded_phase(&run, &ro, acc, -1);
+        roles_free(&run, &ro);
     }
-
-    print_impact(&run);
+    run.repetition = o->repeat;
+    if (run.rank == 0 && cells)
+        study_print_matrix(stdout, &run);
+    if (run.rank == 0 && o->repeat > 1)
+        study_print_repeats(stdout, &run);
     free(acc);
-    free_roles(&run, &ro);
     run_finish(&run);
     return 0;
 }

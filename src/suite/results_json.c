@@ -1,11 +1,14 @@
 #include "suite/results_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "infra/json_writer.h"
 #include "infra/node_lists.h"
+#include "suite/congestor_run.h"
+#include "suite/study_report.h"
 
 static void iso_time(char *buf, size_t len, time_t t)
 {
@@ -72,6 +75,16 @@ static void write_config(json_writer_t *w, const run_t *run)
     } else {
         jw_null(w, "emulated_nodes");
     }
+    if (o->converge > 0.0)
+        jw_number(w, "converge", o->converge);
+    else
+        jw_null(w, "converge");
+    if (load) {
+        jw_bool(w, "congestor_sweep", o->congestor_sweep);
+        jw_int(w, "repeat", o->repeat);
+        jw_int(w, "congestor_bytes", o->congestor_bytes);
+        jw_string(w, "placement", o->placement == PLACEMENT_COLOCATED ? "colocated" : "split");
+    }
     jw_string(w, "output_dir", o->output_dir);
     jw_string(w, "json", run->json_path);
     jw_object_end(w);
@@ -100,28 +113,44 @@ static void node_names(json_writer_t *w, const char *key, const run_t *run, cons
     jw_array_end(w);
 }
 
-static void write_placement(json_writer_t *w, const run_t *run)
+static int congestor_ranks(const run_t *run, const placement_t *p, int node)
 {
-    if (!run->have_placement) {
-        jw_null(w, "placement");
-        return;
-    }
-    const placement_t *p = &run->placement;
+    int ppn = run->nodes.ppn[node];
+    return p->colocated ? ppn - ppn / 2 : ppn;
+}
+
+static void write_placement(json_writer_t *w, const run_t *run, const placement_t *p)
+{
     char path[OPT_PATH_MAX + 64];
     jw_object_begin(w, "placement");
     node_names(w, "all_nodes", run, p->order, p->n_nodes);
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
-    node_names(w, "canary_nodes", run, p->order + p->n_congestor_nodes, p->n_canary_nodes);
+    node_names(w, "canary_nodes", run, placement_canary_list(p), p->n_canary_nodes);
     jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->n_congestors);
+    /* Which nodes ran which kernel (every rank of a node runs its node's
+     * kernel), in the order of the shuffled list: the first is the root. */
+    jw_array_begin(w, "congestor_kernels");
+    for (int k = 0; k < run->n_congestors; k++) {
+        jw_object_begin(w, NULL);
+        jw_string(w, "kernel", run->congestors[k]->id);
+        jw_array_begin(w, "nodes");
+        for (int i = 0; i < p->n_congestor_nodes; i++)
+            if (p->kernel_of_node[p->order[i]] == k)
+                jw_string(w, NULL, run->nodes.names[p->order[i]]);
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
     /* One group per (slice, kernel): the members of one congestor
-     * communicator, in node order of the shuffled list. */
+     * communicator, in node order of the shuffled list. Colocated nodes
+     * give their upper half of ranks to the congestor (load_roles.c). */
     jw_array_begin(w, "congestor_groups");
     for (int s = 0; s < run->nodes.ppn_max; s++) {
         for (int k = 0; k < run->n_congestors; k++) {
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                members += run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k;
+                members += congestor_ranks(run, p, node) > s && p->kernel_of_node[node] == k;
             }
             if (!members)
                 continue;
@@ -131,7 +160,7 @@ static void write_placement(json_writer_t *w, const run_t *run)
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
-                if (run->nodes.ppn[node] > s && p->kernel_of[p->kernel_offset[node] + s] == k)
+                if (congestor_ranks(run, p, node) > s && p->kernel_of_node[node] == k)
                     jw_string(w, NULL, run->nodes.names[node]);
             }
             jw_array_end(w);
@@ -150,32 +179,74 @@ static void write_placement(json_writer_t *w, const run_t *run)
     jw_object_end(w);
 }
 
+/* The placement of the first repetition, and with --repeat every
+ * repetition's seed and placement. */
+static void write_placements(json_writer_t *w, const run_t *run)
+{
+    if (!run->have_placement) {
+        jw_null(w, "placement");
+        return;
+    }
+    const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
+    write_placement(w, run, first);
+    if (run->opt.repeat <= 1)
+        return;
+    jw_array_begin(w, "repetitions");
+    for (int r = 0; r < run->repetition; r++) {
+        jw_object_begin(w, NULL);
+        jw_int(w, "repetition", r + 1);
+        jw_int(w, "seed", (long long)run->rep_seeds[r]);
+        write_placement(w, run, &run->rep_placement[r]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 static void write_histogram(json_writer_t *w, const result_t *r)
 {
+    /* The bins are written at 64 sub-buckets per octave: 16 adjacent
+     * buckets of the 1024-per-octave histogram merged into one. At full
+     * resolution a default network_test wrote 4 MB of JSON (12,000 bins for
+     * one latency row); 64 per octave draws the paper's figures as well.
+     * p99, p999 and median in the row come from the full histogram
+     * (percentile_max_relative_error). */
+    enum { JSON_SUB = 64, JSON_MERGE = HIST_SUB / JSON_SUB };
+    _Static_assert(HIST_SUB % JSON_SUB == 0, "JSON bins merge whole buckets");
     if (r->hist.count <= 0.0) {
         jw_null(w, "histogram");
         return;
     }
     jw_object_begin(w, "histogram");
     jw_string(w, "scheme", "log-linear");
-    jw_int(w, "sub_buckets", HIST_SUB);
-    jw_number(w, "max_relative_error", HIST_MAX_RELATIVE_ERROR);
+    jw_int(w, "sub_buckets", JSON_SUB);
+    jw_number(w, "max_relative_error", 1.0 / (2.0 * JSON_SUB));
+    jw_int(w, "percentile_sub_buckets", HIST_SUB);
+    jw_number(w, "percentile_max_relative_error", HIST_MAX_RELATIVE_ERROR);
     jw_string(w, "unit", r->unit);
     jw_array_begin(w, "bins");
-    for (int b = 0; b < HIST_BUCKETS; b++) {
-        if (r->hist.bins[b] <= 0.0)
+    const int overflow = HIST_BUCKETS - 1;
+    for (int first = 0, last; first < HIST_BUCKETS; first = last + 1) {
+        /* Underflow and overflow alone; in range, JSON_MERGE buckets (the
+         * octaves start at bucket 1, so groups never straddle one). */
+        last = first == 0 || first == overflow ? first : first + JSON_MERGE - 1;
+        double count = 0.0;
+        for (int b = first; b <= last; b++)
+            count += r->hist.bins[b];
+        if (count <= 0.0)
             continue;
-        double lo, hi;
-        hist_bucket_edges(b, &lo, &hi);
-        /* The open-ended edge buckets are reported by the values seen. */
-        if (b == 0)
+        double lo, hi, unused;
+        hist_bucket_edges(first, &lo, &unused);
+        hist_bucket_edges(last, &unused, &hi);
+        /* The open-ended edge buckets are reported by the values seen (an
+         * overflow holding only 2^30 itself still gets lower < upper). */
+        if (first == 0)
             lo = r->hist.min;
-        if (b == HIST_BUCKETS - 1)
-            hi = r->hist.max;
+        if (first == overflow)
+            hi = r->hist.max > lo ? r->hist.max : lo * (1.0 + 1.0 / JSON_SUB);
         jw_array_begin(w, NULL);
         jw_number(w, NULL, lo);
         jw_number(w, NULL, hi);
-        jw_int(w, NULL, (long long)r->hist.bins[b]);
+        jw_int(w, NULL, (long long)count);
         jw_array_end(w);
     }
     jw_array_end(w);
@@ -203,6 +274,18 @@ static void write_result(json_writer_t *w, const result_t *r)
     jw_int(w, "iterations", r->iterations);
     jw_number(w, "wall_s", r->wall_s);
     jw_bool(w, "timed_out", r->timed_out);
+    jw_string(w, "stop_reason", r->converged ? "converged" : r->timed_out ? "time_limit"
+                                                                         : "measurements");
+    if (isnan(r->avg_precision)) {
+        jw_null(w, "precision");
+    } else {
+        /* --converge: the worst rank's relative 95% half-width of the mean
+         * and relative change of the 99% over the last window. */
+        jw_object_begin(w, "precision");
+        jw_number(w, "avg", r->avg_precision);
+        jw_number(w, "p99", r->tail_precision);
+        jw_object_end(w);
+    }
     write_histogram(w, r);
     jw_object_end(w);
 }
@@ -230,13 +313,14 @@ static void write_document(FILE *f, const run_t *run)
     }
     write_config(&w, run);
     write_environment(&w, run);
-    write_placement(&w, run);
+    write_placements(&w, run);
     jw_array_begin(&w, "tables");
     for (int i = 0; i < run->n_tables; i++) {
         const run_table_t *tb = &run->tables[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", tb->id);
         jw_string(&w, "title", tb->title);
+        jw_int(&w, "repetition", tb->repetition);
         jw_array_begin(&w, "rows");
         for (int j = 0; j < tb->n_rows; j++)
             write_result(&w, tb->rows[j]);
@@ -247,9 +331,12 @@ static void write_document(FILE *f, const run_t *run)
     jw_array_begin(&w, "impact");
     for (int i = 0; i < run->n_impact; i++) {
         const run_impact_t *c = &run->impact[i];
+        if (strcmp(c->congestor, STUDY_ALL) != 0)
+            continue; /* sweep cells are in impact_matrix */
         jw_object_begin(&w, NULL);
         jw_string(&w, "test", c->test_id);
         jw_string(&w, "name", c->name);
+        jw_int(&w, "repetition", c->repetition);
         jw_number(&w, "avg", c->avg);
         jw_number(&w, "p99", c->p99);
         jw_number(&w, "avg_printed", c->avg_printed);
@@ -257,6 +344,9 @@ static void write_document(FILE *f, const run_t *run)
         jw_object_end(&w);
     }
     jw_array_end(&w);
+    study_json(&w, run);
+    if (run->program == PROGRAM_NETWORK_CONGESTOR)
+        congestor_run_json(&w, run);
     if (run->setup_s >= 0.0)
         jw_number(&w, "setup_s", run->setup_s);
     else
@@ -265,6 +355,7 @@ static void write_document(FILE *f, const run_t *run)
     for (int i = 0; i < run->n_phases; i++) {
         jw_object_begin(&w, NULL);
         jw_string(&w, "name", run->phases[i].name);
+        jw_int(&w, "repetition", run->phases[i].repetition);
         jw_number(&w, "wall_s", run->phases[i].wall_s);
         jw_object_end(&w);
     }

@@ -121,6 +121,14 @@ static void note_overrides(run_t *run)
         add_non_default(run, "congestor_iterations");
     if (o->emulate_ppn || o->emulate_nodes)
         add_non_default(run, "emulated_nodes");
+    if (o->congestor_sweep)
+        add_non_default(run, "congestor_sweep");
+    if (o->converge > 0.0)
+        add_non_default(run, "converge");
+    if (o->congestor_bytes != (long)(CONGESTOR_DEFAULT_DOUBLES * sizeof(double)))
+        add_non_default(run, "congestor_bytes");
+    if (o->placement != PLACEMENT_SPLIT)
+        add_non_default(run, "placement");
     run->official_default = run->non_default[0] == '\0';
 }
 
@@ -223,6 +231,8 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
 
     select_tests(run);
     select_congestors(run);
+    congestor_message_doubles = (int)(run->opt.congestor_bytes / (long)sizeof(double));
+    run->repetition = 1;
     note_overrides(run);
 
     unsigned long long seed = run->opt.seed;
@@ -242,64 +252,16 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     watchdog_start(run->rank, run->opt.deadline, run->json_path);
 }
 
-static const char *legend_network = "  Legend\n"
-                                    "   RR = random ring communication pattern\n"
-                                    "   Nat = natural ring communication pattern\n"
-                                    "   Lat = latency\n"
-                                    "   BW = bandwidth\n"
-                                    "   BW+Sync = bandwidth with barrier\n";
-static const char *legend_load = "  Legend\n"
-                                 "   RR = random ring communication pattern\n"
-                                 "   Lat = latency\n"
-                                 "   BW = bandwidth\n"
-                                 "   BW+Sync = bandwidth with barrier\n";
-
-void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra)
+/* Room for one more element in a growing array (rank 0 only). */
+static void *grow(void *array, int n, int *cap, size_t size)
 {
-    if (run->rank != 0)
-        return;
-    const options_t *o = &run->opt;
-    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
-    printf("%s v%s\n", load ? "NetworkLoad Tests" : "Network Tests", GPCNET_VERSION);
-    printf("  Test with %i MPI ranks (%i nodes)\n", run->size, run->nodes.n_nodes);
-    for (int i = 0; i < n_extra; i++)
-        printf("%s\n", extra_lines[i]);
-    printf("\n%s\n", load ? legend_load : legend_network);
-
-    printf("  Settings (official default configuration: %s%s%s)\n",
-           run->official_default ? "yes" : "no", run->official_default ? "" : "; differs: ",
-           run->non_default);
-    if (load)
-        printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
-               run->seed_from_time ? "time on rank 0" : "--seed");
-    printf("   ring seed = %llu\n", (unsigned long long)o->ring_seed);
-    if (load) {
-        printf("   canary fraction = %g\n", o->canary_fraction);
-        printf("   congestors =");
-        for (int i = 0; i < run->n_congestors; i++)
-            printf("%s %s:%d", i ? "," : "", run->congestors[i]->id, run->weights[i]);
-        printf("\n   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
-               run->congestor_measurements, run->congestor_iterations);
-    }
-    printf("   time limit = %g s per test\n", o->time_limit);
-    for (int i = 0; i < run->n_tests; i++) {
-        loop_limits_t l = run->limits[i];
-        printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
-               run->tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
-    }
-    if (o->emulate_ppn)
-        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
-    else if (o->emulate_nodes)
-        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
-    else
-        printf("   nodes = shared-memory hosts\n");
-    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
-           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", o->nics_per_node,
-           (double)run->nodes.ppn_max / o->nics_per_node);
-    printf("   verbose = %s\n", o->verbose ? "yes" : "no");
-    printf("   MPI = %s\n", run->mpi_library);
-    printf("   JSON = %s\n", run->json_path);
-    fflush(stdout);
+    if (n < *cap)
+        return array;
+    *cap = *cap ? 2 * *cap : 16;
+    void *bigger = realloc(array, size * (size_t)*cap);
+    if (!bigger)
+        die("out of memory for %d results", *cap);
+    return bigger;
 }
 
 result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r)
@@ -308,14 +270,15 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
         return NULL;
     run_table_t *t = NULL;
     for (int i = 0; i < run->n_tables; i++)
-        if (strcmp(run->tables[i].id, table_id) == 0)
+        if (run->tables[i].repetition == run->repetition && strcmp(run->tables[i].id, table_id) == 0)
             t = &run->tables[i];
     if (!t) {
-        if (run->n_tables >= RUN_MAX_TABLES)
-            die("too many result tables");
+        run->tables = grow(run->tables, run->n_tables, &run->cap_tables, sizeof(run_table_t));
         t = &run->tables[run->n_tables++];
+        memset(t, 0, sizeof(*t));
         snprintf(t->id, sizeof(t->id), "%s", table_id);
         snprintf(t->title, sizeof(t->title), "%s", title);
+        t->repetition = run->repetition;
     }
     if (t->n_rows >= RUN_MAX_ROWS)
         die("too many rows in table %s", table_id);
@@ -325,10 +288,11 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
     return copy;
 }
 
-const result_t *run_find(const run_t *run, const char *table_id, const char *test_id)
+const result_t *run_find_in(const run_t *run, int repetition, const char *table_id,
+                            const char *test_id)
 {
     for (int i = 0; i < run->n_tables; i++) {
-        if (strcmp(run->tables[i].id, table_id) != 0)
+        if (run->tables[i].repetition != repetition || strcmp(run->tables[i].id, table_id) != 0)
             continue;
         for (int j = 0; j < run->tables[i].n_rows; j++)
             if (strcmp(run->tables[i].rows[j]->test_id, test_id) == 0)
@@ -345,15 +309,29 @@ void run_setup_done(run_t *run)
         run->setup_s = MPI_Wtime() - run->t0;
 }
 
+const result_t *run_find(const run_t *run, const char *table_id, const char *test_id)
+{
+    return run_find_in(run, run->repetition, table_id, test_id);
+}
+
+run_impact_t *run_add_impact(run_t *run)
+{
+    run->impact = grow(run->impact, run->n_impact, &run->cap_impact, sizeof(run_impact_t));
+    run_impact_t *c = &run->impact[run->n_impact++];
+    memset(c, 0, sizeof(*c));
+    c->repetition = run->repetition;
+    return c;
+}
+
 void run_phase_done(run_t *run, const char *name, double wall_s)
 {
     if (run->rank != 0)
         return;
-    if (run->n_phases < RUN_MAX_PHASES) {
-        run_phase_t *p = &run->phases[run->n_phases++];
-        snprintf(p->name, sizeof(p->name), "%s", name);
-        p->wall_s = wall_s;
-    }
+    run->phases = grow(run->phases, run->n_phases, &run->cap_phases, sizeof(run_phase_t));
+    run_phase_t *p = &run->phases[run->n_phases++];
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    p->repetition = run->repetition;
+    p->wall_s = wall_s;
     results_json_write(run);
 }
 
@@ -373,7 +351,17 @@ void run_finish(run_t *run)
         for (int i = 0; i < run->n_tables; i++)
             for (int j = 0; j < run->tables[i].n_rows; j++)
                 free(run->tables[i].rows[j]);
+        free(run->tables);
+        free(run->impact);
+        free(run->phases);
     }
+    if (run->rep_placement) {
+        for (int i = 0; i < run->opt.repeat; i++)
+            if (run->rep_placement[i].order)
+                placement_free(&run->rep_placement[i]);
+        free(run->rep_placement);
+    }
+    free(run->rep_seeds);
     if (run->have_placement)
         placement_free(&run->placement);
     nodes_free(&run->nodes);
@@ -398,7 +386,7 @@ void result_for_congestor(result_t *r, const congestor_kernel_t *k)
 {
     memset(r, 0, sizeof(*r));
     snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
-    snprintf(r->name, sizeof(r->name), "%s", k->name);
+    congestor_display_name(k, r->name, sizeof(r->name));
     snprintf(r->unit, sizeof(r->unit), "MiB/s/rank");
     r->higher_is_better = 1;
     r->rings = 1;

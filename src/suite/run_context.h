@@ -15,13 +15,13 @@
 #include "infra/placement.h"
 #include "infra/result.h"
 
-#define RUN_MAX_TABLES 24
 #define RUN_MAX_ROWS 16
-#define RUN_MAX_PHASES 64
+#define RUN_MAX_REPEAT 1000
 
 typedef struct {
-    char id[64];
+    char id[96];
     char title[160];
+    int repetition; /* 1-based */
     int n_rows;
     result_t *rows[RUN_MAX_ROWS];
 } run_table_t;
@@ -29,11 +29,14 @@ typedef struct {
 typedef struct {
     char test_id[32];
     char name[64];
+    char congestor[32]; /* "all", or the one kernel of a --congestor-sweep cell */
+    int repetition;
     double avg, p99, avg_printed, p99_printed;
 } run_impact_t;
 
 typedef struct {
-    char name[96];
+    char name[160];
+    int repetition;
     double wall_s;
 } run_phase_t;
 
@@ -67,16 +70,20 @@ typedef struct {
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
+    int repetition;        /* 1-based, of opt.repeat */
 
-    /* World rank 0 only. */
-    int n_tables;
-    run_table_t tables[RUN_MAX_TABLES];
-    int n_impact;
-    run_impact_t impact[OPT_MAX_LIST];
-    int n_phases;
-    run_phase_t phases[RUN_MAX_PHASES];
+    /* World rank 0 only; grow as results arrive. */
+    int n_tables, cap_tables;
+    run_table_t *tables;
+    int n_impact, cap_impact;
+    run_impact_t *impact;
+    int n_phases, cap_phases;
+    run_phase_t *phases;
+    uint64_t *rep_seeds;        /* [opt.repeat] placement seed of each repetition */
+    placement_t *rep_placement; /* [opt.repeat] placement of each repetition */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
+    struct congestor_run *congestor_run; /* network_congestor, rank 0 */
 } run_t;
 
 /* MPI_Init, options (exit 2 on bad usage, 0 after --help/--version), nodes,
@@ -84,13 +91,20 @@ typedef struct {
 void run_init(run_t *run, program_t program, int *argc, char ***argv);
 /* Print the preamble and settings (rank 0). */
 void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra);
-/* Record a result in table id (rank 0); returns the stored copy. */
+/* Record a result in table id of the current repetition (rank 0);
+ * returns the stored copy. */
 result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r);
+/* In the given repetition (1-based). */
+const result_t *run_find_in(const run_t *run, int repetition, const char *table_id,
+                            const char *test_id);
+/* In the current repetition. */
 const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
 /* Set-up is over (nodes, placement, communicators, windows): collective
  * over world; rank 0 notes the time since MPI_Init (simulated under SMPI),
  * the figure bench/scale.sh and the scale test follow (docs/scale.md). */
 void run_setup_done(run_t *run);
+/* Record a Congestion Impact entry (rank 0). */
+run_impact_t *run_add_impact(run_t *run);
 /* A phase finished: note its wall time and rewrite the JSON (rank 0). */
 void run_phase_done(run_t *run, const char *name, double wall_s);
 void run_finish(run_t *run);

@@ -6,6 +6,7 @@
 
 int network_test_main(int argc, char **argv);
 int network_load_test_main(int argc, char **argv);
+int network_congestor_main(int argc, char **argv);
 
 /* After a canary test: merge the accumulator over test_comm (ranks outside
  * it pass MPI_COMM_NULL and their acc is not touched), bring the result to

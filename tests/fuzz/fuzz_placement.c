@@ -1,9 +1,9 @@
-/* Fuzz the load-test placement with any node count, ranks per node,
- * canary fraction, kernel count and weights. It must succeed exactly when
- * there are at least placement_min_nodes() nodes, and then: the node order
- * is a permutation, floor((1-f) N) nodes run congestors, canary ranks have
- * no kernel, every congestor rank has one, and the same inputs give the
- * same placement. */
+/* Fuzz the load-test placement with any node count, canary fraction,
+ * kernel count and weights. It must succeed exactly when there are at least
+ * placement_min_nodes() nodes, and then: the node order is a permutation,
+ * floor((1-f) N) nodes run congestors, canary nodes have no kernel, every
+ * congestor node has one, node counts follow the weights, and the same
+ * inputs give the same placement. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int weighted = (int)(take(&d, &n, 1) & 1);
     for (int k = 0; k < n_kernels; k++)
         weights[k] = weighted ? 1 + (int)(take(&d, &n, 1) % 64) : 1;
-    int uneven = (int)(take(&d, &n, 1) & 1);
-    int base_ppn = 1 + (int)(take(&d, &n, 1) % 8);
-    static int ppn[MAX_NODES];
-    for (int i = 0; i < n_nodes; i++)
-        ppn[i] = uneven ? 1 + (int)(take(&d, &n, 1) % 8) : base_ppn;
 
     int min_nodes = placement_min_nodes(f, n_kernels);
     placement_t p, q;
-    int rc = placement_compute(&p, seed, n_nodes, ppn, f, n_kernels, weighted ? weights : NULL);
+    int rc = placement_compute(&p, seed, n_nodes, f, n_kernels, weighted ? weights : NULL);
     FUZZ_CHECK(min_nodes >= 2);
     FUZZ_CHECK((rc == 0) == (n_nodes >= min_nodes));
     if (rc != 0)
@@ -65,31 +60,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seen[node] = 1;
         FUZZ_CHECK(p.is_congestor[node] == (i < nc));
     }
+    int per_kernel[MAX_KERNELS] = {0};
     for (int node = 0; node < n_nodes; node++) {
-        FUZZ_CHECK(p.kernel_offset[node + 1] - p.kernel_offset[node] == ppn[node]);
-        for (int r = 0; r < ppn[node]; r++) {
-            int k = p.kernel_of[p.kernel_offset[node] + r];
-            if (p.is_congestor[node])
-                FUZZ_CHECK(k >= 0 && k < n_kernels);
-            else
-                FUZZ_CHECK(k == -1);
+        int k = p.kernel_of_node[node];
+        if (p.is_congestor[node]) {
+            FUZZ_CHECK(k >= 0 && k < n_kernels);
+            per_kernel[k]++;
+        } else {
+            FUZZ_CHECK(k == -1);
         }
     }
-    /* Without weights, dealing round-robin gives every kernel >= 2 nodes
-     * in slice 0 (the suite relies on it; with weights it checks). */
-    if (!weighted) {
-        int per_kernel[MAX_KERNELS] = {0};
-        for (int i = 0; i < nc; i++)
-            per_kernel[p.kernel_of[p.kernel_offset[p.order[i]]]]++;
-        for (int k = 0; k < n_kernels; k++)
+    /* Node counts follow the weights: within one dealing cycle of the
+     * exact share. Without weights every kernel gets >= 2 nodes (the suite
+     * relies on it; with weights it checks). */
+    int total_w = 0;
+    for (int k = 0; k < n_kernels; k++)
+        total_w += weighted ? weights[k] : 1;
+    for (int k = 0; k < n_kernels; k++) {
+        int w = weighted ? weights[k] : 1;
+        FUZZ_CHECK(per_kernel[k] >= (nc / total_w) * w);
+        FUZZ_CHECK(per_kernel[k] <= (nc / total_w + 1) * w);
+        FUZZ_CHECK(per_kernel[k] == placement_kernel_nodes(&p, k));
+        if (!weighted)
             FUZZ_CHECK(per_kernel[k] >= 2);
     }
     /* A pure function of its inputs. */
-    FUZZ_CHECK(placement_compute(&q, seed, n_nodes, ppn, f, n_kernels,
+    FUZZ_CHECK(placement_compute(&q, seed, n_nodes, f, n_kernels,
                                  weighted ? weights : NULL) == 0);
     FUZZ_CHECK(memcmp(p.order, q.order, sizeof(int) * (size_t)n_nodes) == 0);
-    FUZZ_CHECK(memcmp(p.kernel_of, q.kernel_of,
-                      sizeof(int) * (size_t)p.kernel_offset[n_nodes]) == 0);
+    FUZZ_CHECK(memcmp(p.kernel_of_node, q.kernel_of_node, sizeof(int) * (size_t)n_nodes) == 0);
     placement_free(&q);
     placement_free(&p);
     return 0;

@@ -6,6 +6,8 @@ def test_network_test_needs_two_nodes(harness, tmp_path):
     p = harness.run(2, "network_test", "--output-dir", tmp_path)  # one real host
     assert p.returncode == 1
     assert p.stderr.count("needs at least 2 nodes, found 1") == 1
+    # The reference's own line, on stdout, for wrappers that look for it.
+    assert p.stdout.count("ERROR: this application must be run on at least 2 nodes\n") == 1
 
 
 @pytest.mark.parametrize("np,extra,minimum", [
@@ -19,6 +21,7 @@ def test_load_test_minimum_nodes(harness, tmp_path, np, extra, minimum):
                     "--output-dir", tmp_path)
     assert p.returncode == 1, p.stderr
     assert p.stderr.count(f"needs at least {minimum} nodes") == 1, p.stderr
+    assert p.stdout.count(f"ERROR: this application must be run on at least {minimum} nodes\n") == 1
     assert not (tmp_path / "network_load_test.json").exists()
 
 

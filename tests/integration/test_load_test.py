@@ -131,6 +131,7 @@ def test_verbose_two_ppn(harness, tmp_path):
     assert {g["slice"] for g in groups} == {0, 1}
     for g in groups:  # at most one rank per node in a congestor communicator
         assert len(g["nodes"]) == len(set(g["nodes"]))
+    check_kernels_per_node(doc, slices=2)
 
 
 def test_congestor_subset_weights_and_extras(harness, tmp_path):
@@ -142,9 +143,10 @@ def test_congestor_subset_weights_and_extras(harness, tmp_path):
     rows = {tb["id"]: tb for tb in doc["tables"]}["congestors_during:rr_two_sided_lat"]["rows"]
     assert [r["test"] for r in rows] == ["dl_allreduce", "p2p_bcast"]
     assert all(r["samples"] > 0 for r in rows)
-    kernels = [g["kernel"] for g in doc["placement"]["congestor_groups"] for _ in g["nodes"]]
-    # 8 congestor nodes dealt round-robin over the cycle [dl, bcast, bcast].
-    assert kernels.count("dl_allreduce") == 3 and kernels.count("p2p_bcast") == 5
+    kernels = {k["kernel"]: len(k["nodes"]) for k in doc["placement"]["congestor_kernels"]}
+    # Weights apply to node counts: 8 congestor nodes dealt round-robin over
+    # the cycle [dl, bcast, bcast].
+    assert kernels == {"dl_allreduce": 3, "p2p_bcast": 5}
 
 
 def test_uneven_ppn_load_test(harness, tmp_path):
@@ -166,3 +168,20 @@ def test_ten_nodes_four_ppn(harness, tmp_path):
     groups = doc["placement"]["congestor_groups"]
     assert {g["slice"] for g in groups} == {0, 1, 2, 3}
     assert all(len(g["nodes"]) == 2 for g in groups)  # 8 congestor nodes / 4 kernels
+    check_kernels_per_node(doc, slices=4)
+
+
+def check_kernels_per_node(doc, slices):
+    """Kernels are dealt to whole nodes (paper 3.3, SPEC A.4 step 3): every
+    congestor node runs one kernel on all its ranks, and every slice of a
+    kernel spans that kernel's nodes in the same order (same root node)."""
+    pl = doc["placement"]
+    kernels = {k["kernel"]: k["nodes"] for k in pl["congestor_kernels"]}
+    dealt = [n for nodes in kernels.values() for n in nodes]
+    assert sorted(dealt) == sorted(pl["congestor_nodes"])  # each node runs exactly one kernel
+    counts = sorted(len(n) for n in kernels.values())
+    assert counts[-1] - counts[0] <= 1  # divided evenly
+    for k, nodes in kernels.items():
+        mine = [g for g in pl["congestor_groups"] if g["kernel"] == k]
+        assert sorted(g["slice"] for g in mine) == list(range(slices))
+        assert all(g["nodes"] == nodes for g in mine), (k, mine)

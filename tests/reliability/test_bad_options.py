@@ -48,7 +48,7 @@ CASES = [
     ("duplicate-test", NET, ["--tests", "rr_get_lat,rr-get-lat"], "'rr_get_lat' is listed twice"),
     ("weight-on-a-test", NET, ["--tests", "rr_get_lat:2"], "weights (name:N) are not accepted"),
     ("load-option-on-network-test", NET, ["--congestors", "a2a"],
-     "--congestors applies to network_load_test only"),
+     "--congestors applies to network_load_test and network_congestor only"),
     ("zero-weight", LOAD, ["--congestors", "a2a:0"], "expected a whole number from 1 to 64"),
     ("weight-too-big", LOAD, ["--congestors", "a2a:65"], "expected a whole number from 1 to 64"),
     ("junk-weight", LOAD, ["--congestors", "a2a:x"], "expected a whole number from 1 to 64"),

@@ -57,7 +57,7 @@ def test_deadline_during_congestion(jobs, tmp_path):
                           *TINY_CONGESTORS, "--seed", "3")
     doc = read_json_if_any(tmp_path / "network_load_test.json")
     check_finished_phases_kept(doc, job.stdout(), "network_load_test")
-    assert doc["phases"][0]["name"] == "isolated" and doc["status"] == "aborted"
+    assert doc["phases"][0]["name"] == "isolated:rr_two_sided_lat" and doc["status"] == "aborted"
 
 
 @pytest.mark.cap(40)

@@ -17,10 +17,11 @@ from relsupport import END_BOUND, SLOW, TINY_CONGESTORS, check_finished_phases_k
 OPENMPI = mpi_harness.MPI == "openmpi"
 
 
-def start_and_wait_first_phase(jobs, tmp_path, program="network_test", np=4, extra=()):
+def start_and_wait_first_phase(jobs, tmp_path, program="network_test", np=4, extra=(),
+                               phases=1):
     job = jobs(np, program, "--emulate-nodes", "1", *SLOW, *extra, "--output-dir", tmp_path)
     job.wait_for_ranks()
-    job.wait_for_phases(tmp_path / f"{program}.json", 1)
+    job.wait_for_phases(tmp_path / f"{program}.json", phases)
     return job
 
 
@@ -130,9 +131,11 @@ def test_sigterm_during_congestion(jobs, tmp_path):
     phase (and any finished loaded phase) stays on disk."""
     job = start_and_wait_first_phase(jobs, tmp_path, "network_load_test", np=10,
                                      extra=[*TINY_CONGESTORS, "--seed", "3",
-                                            "--time-limit", "1"])
+                                            "--time-limit", "1"], phases=3)
     doc = read_json_if_any(tmp_path / "network_load_test.json")
-    assert doc["phases"][0]["name"] == "isolated"
+    assert [p["name"] for p in doc["phases"]][:3] == [
+        "isolated:rr_two_sided_lat", "isolated:rr_two_sided_bw_sync",
+        "isolated:multiple_allreduce"]
     t = time.monotonic()
     job.signal_launcher(signal.SIGTERM)
     ended_cleanly(job, t)
@@ -159,3 +162,22 @@ def test_results_valid_whenever_rank_0_is_killed(jobs, tmp_path):
         ended_cleanly(job, t)
         doc = read_json_if_any(out / "network_test.json")  # raises if not valid JSON
         assert doc["status"] == "running" and len(doc["phases"]) >= 1
+
+
+@pytest.mark.cap(60)
+def test_sigterm_after_two_isolated_tests(jobs, tmp_path):
+    """network_load_test stopped during its third isolated test: the JSON
+    holds the two finished tests (each test is written when it finishes,
+    not only the whole isolated block)."""
+    job = start_and_wait_first_phase(jobs, tmp_path, "network_load_test", np=10,
+                                     extra=[*TINY_CONGESTORS, "--seed", "3",
+                                            "--time-limit", "3"], phases=2)
+    t = time.monotonic()
+    job.signal_launcher(signal.SIGTERM)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path, "network_load_test")
+    names = [p["name"] for p in doc["phases"]]
+    assert names[:2] == ["isolated:rr_two_sided_lat", "isolated:rr_two_sided_bw_sync"], names
+    isolated = {t["id"]: t for t in doc["tables"]}["isolated"]["rows"]
+    assert [r["test"] for r in isolated][:2] == ["rr_two_sided_lat", "rr_two_sided_bw_sync"]
+    assert all(r["avg"] > 0 and r["samples"] > 0 for r in isolated[:2])

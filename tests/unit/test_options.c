@@ -20,6 +20,7 @@ static opt_status_t parse(program_t prog, const char *a1, const char *a2, const 
 
 #define LOAD PROGRAM_NETWORK_LOAD_TEST
 #define NET PROGRAM_NETWORK_TEST
+#define CONG PROGRAM_NETWORK_CONGESTOR
 #define BAD(prog, a, b, c, needle)                                   \
     do {                                                             \
         CHECK(parse(prog, a, b, c) == OPT_ERROR);                    \
@@ -79,8 +80,13 @@ int main(void)
     BAD(LOAD, "--congestors", "a2a:0", NULL, "from 1 to 64");
     BAD(LOAD, "--congestors", "a2a:", NULL, "bad weight");
     BAD(NET, "--tests", "rr_two_sided_lat:2", NULL, "weights");
-    BAD(NET, "--seed", "1", NULL, "applies to network_load_test only");
-    BAD(NET, "--congestors", "a2a", NULL, "network_load_test only");
+    BAD(NET, "--seed", "1", NULL, "--seed applies to network_load_test and network_congestor only");
+    BAD(NET, "--congestors", "a2a", NULL, "applies to network_load_test and network_congestor");
+    BAD(NET, "--congestor-sweep", NULL, NULL, "--congestor-sweep applies to network_load_test only");
+    BAD(NET, "--repeat", "2", NULL, "network_load_test only");
+    BAD(LOAD, "--duration", "5", NULL, "--duration applies to network_congestor only");
+    BAD(CONG, "--tests", "rr_two_sided_lat", NULL, "network_test and network_load_test only");
+    BAD(CONG, "--converge", "0.1", NULL, "network_test and network_load_test only");
     BAD(NET, "--measurements", "0", NULL, "--measurements");
     BAD(NET, "--warmup", "-1", NULL, "--warmup");
     BAD(NET, "--emulate-nodes", "0", NULL, "--emulate-nodes");
@@ -91,11 +97,50 @@ int main(void)
     BAD(NET, "--deadline", "-5", NULL, "--deadline");
     BAD(NET, "--json", "--force", NULL, "--json needs a value (got option '--force' instead)");
 
+    /* Congestion studies (SPEC B.5-B.7) and the knobs. */
+    CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
+    CHECK(o.repeat == 1 && !o.congestor_sweep && o.converge == 0.0 &&
+          o.congestor_bytes == 4096 && o.placement == PLACEMENT_SPLIT);
+    CHECK(parse(LOAD, "--congestor-sweep", "--repeat", "3") == OPT_RUN);
+    CHECK(o.congestor_sweep && o.repeat == 3);
+    CHECK(parse(NET, "--converge", "0.05", NULL) == OPT_RUN && o.converge == 0.05);
+    CHECK(parse(LOAD, "--congestor-bytes", "65536", "--placement=colocated") == OPT_RUN);
+    CHECK(o.congestor_bytes == 65536 && o.placement == PLACEMENT_COLOCATED);
+    CHECK(parse(CONG, "--duration", "2.5", "--quiet") == OPT_RUN && o.duration == 2.5);
+    CHECK(parse(CONG, "--stop-file", "/tmp/stop", "--start-file=/tmp/go") == OPT_RUN);
+    CHECK(strcmp(o.stop_file, "/tmp/stop") == 0 && strcmp(o.start_file, "/tmp/go") == 0);
+    CHECK(parse(CONG, "--report-interval", "0.5", "--congestors=rma_bcast") == OPT_RUN);
+    CHECK(o.report_interval == 0.5 && o.n_congestors == 1 && o.congestors[0] == 3);
+    BAD(LOAD, "--repeat", "0", NULL, "--repeat: expected a whole number from 1 to 1000");
+    BAD(LOAD, "--converge", "-1", NULL, "--converge: expected a relative tolerance > 0 and < 1");
+    BAD(LOAD, "--converge", "2", NULL, "--converge: expected a relative tolerance");
+    BAD(LOAD, "--converge", "1", NULL, "--converge");
+    BAD(LOAD, "--congestor-bytes", "0", NULL, "--congestor-bytes: expected a multiple of 8");
+    BAD(LOAD, "--congestor-bytes", "100", NULL, "multiple of 8");
+    BAD(LOAD, "--placement", "mixed", NULL, "expected 'split' or 'colocated'");
+    BAD(CONG, "--duration", "0", NULL, "--duration");
+    BAD(CONG, "--report-interval", "0", NULL, "--report-interval");
+    BAD(CONG, "--congestors", "nope", NULL, "unknown name 'nope'");
+
     char usage[8192];
     options_usage(LOAD, &tests, &congs, usage, sizeof(usage));
     CHECK(strstr(usage, "--congestors") && strstr(usage, "--canary-fraction") &&
           strstr(usage, "rma_bcast") && strstr(usage, "Usage: mpirun"));
     options_usage(NET, &tests, &congs, usage, sizeof(usage));
     CHECK(strstr(usage, "--congestors") == NULL && strstr(usage, "--emulate-nodes"));
+    options_usage(CONG, &tests, &congs, usage, sizeof(usage));
+    CHECK(strstr(usage, "network_congestor") && strstr(usage, "--stop-file") &&
+          strstr(usage, "rma_bcast") && strstr(usage, "--tests") == NULL);
+    /* Every line of every --help fits 80 columns. */
+    program_t progs[] = {NET, LOAD, CONG};
+    for (int i = 0; i < 3; i++) {
+        options_usage(progs[i], &tests, &congs, usage, sizeof(usage));
+        int longest = 0, col = 0;
+        for (const char *c = usage; *c; c++) {
+            col = *c == '\n' ? 0 : col + 1;
+            longest = col > longest ? col : longest;
+        }
+        CHECK(longest <= 80);
+    }
     return check_report("test_options");
 }

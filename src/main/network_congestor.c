@@ -1,0 +1,4 @@
+/* network_congestor: congestor kernels on their own, beside another job. */
+#include "suite/suites.h"
+
+int main(int argc, char **argv) { return network_congestor_main(argc, argv); }

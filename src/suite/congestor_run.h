@@ -1,0 +1,43 @@
+/* What network_congestor reports (world rank 0): the preamble, a bandwidth
+ * line per kernel every --report-interval, the summary table and the JSON
+ * section "congestor_run". */
+#ifndef GPCNET_CONGESTOR_RUN_H
+#define GPCNET_CONGESTOR_RUN_H
+
+#include "infra/json_writer.h"
+#include "suite/run_context.h"
+
+typedef enum { STOP_NONE, STOP_DURATION, STOP_SIGNAL, STOP_FILE } congestor_stop_t;
+
+typedef struct {
+    double t;     /* seconds since congesting began */
+    int kernel;
+    double mib_s; /* MiB/s per reporting rank over the interval */
+} congestor_report_t;
+
+typedef struct congestor_run {
+    congestor_stop_t stop;
+    int signal;
+    double waited_s;  /* for --start-file */
+    double elapsed_s; /* congesting */
+    int finished;
+    double *bytes;      /* [kernel] total bytes moved */
+    double *reporters;  /* [kernel] ranks that report a bandwidth */
+    int *ranks, *nodes; /* [kernel] */
+    int n_flows;        /* --flows: the flows of the list */
+    double last_t;
+    double *last_bytes; /* [kernel] at the previous report */
+    int n_reports, cap_reports;
+    congestor_report_t *reports;
+} congestor_run_t;
+
+void congestor_run_init(run_t *run, congestor_run_t *cr);
+void congestor_run_free(congestor_run_t *cr);
+void congestor_run_preamble(const run_t *run, const congestor_run_t *cr);
+/* Rank 0: sums = [bytes per kernel, reporting ranks per kernel]. */
+void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, double t);
+/* Rank 0: the summary and the final JSON (sums NULL: never started). */
+void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, double t);
+void congestor_run_json(json_writer_t *w, const run_t *run);
+
+#endif

@@ -1,0 +1,225 @@
+#include "suite/study_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infra/repeat_stats.h"
+#include "infra/report.h"
+
+#define WIDTH 80
+
+/* The columns of the matrix: each congestor alone, then all together. */
+static int n_sets(const run_t *run) { return run->n_congestors + 1; }
+
+static const char *set_name(const run_t *run, int s)
+{
+    return s < run->n_congestors ? run->congestors[s]->id : STUDY_ALL;
+}
+
+/* Mean over repetitions of one impact entry (NaN when never measured). */
+static void mean_impact(const run_t *run, const char *test, const char *set, double *avg,
+                        double *p99)
+{
+    double sa = 0.0, sp = 0.0;
+    int n = 0;
+    for (int i = 0; i < run->n_impact; i++) {
+        const run_impact_t *c = &run->impact[i];
+        if (strcmp(c->test_id, test) != 0 || strcmp(c->congestor, set) != 0)
+            continue;
+        sa += c->avg;
+        sp += c->p99;
+        n++;
+    }
+    *avg = n ? sa / n : NAN;
+    *p99 = n ? sp / n : NAN;
+}
+
+static void rule(FILE *f, const char *cols)
+{
+    fprintf(f, "%s\n", cols);
+}
+
+static const char *matrix_bar =
+    "+---------------------------------+--------------+--------------+--------------+";
+
+void study_print_matrix(FILE *f, const run_t *run)
+{
+    fprintf(f, "\n");
+    rule(f, "+------------------------------------------------------------------------------+");
+    report_title_line(f, "Congestion Impact by Congestor", WIDTH);
+    if (run->opt.repeat > 1)
+        report_title_line(f, "(mean over the repetitions)", WIDTH);
+    rule(f, matrix_bar);
+    fprintf(f, "| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Congestor", "Avg",
+            "99%");
+    rule(f, matrix_bar);
+    for (int t = 0; t < run->n_tests; t++) {
+        for (int s = 0; s < n_sets(run); s++) {
+            double avg, p99;
+            mean_impact(run, run->tests[t]->id, set_name(run, s), &avg, &p99);
+            fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->tests[t]->name,
+                    set_name(run, s), avg, p99);
+        }
+        rule(f, matrix_bar);
+    }
+    fflush(f);
+}
+
+/* The values a repetition table row summarises. */
+enum { M_ISO_AVG, M_ISO_P99, M_LOAD_AVG, M_LOAD_P99, M_CI_AVG, M_CI_P99, N_METRICS };
+static const char *const metric_id[N_METRICS] = {"isolated_avg", "isolated_p99", "loaded_avg",
+                                                 "loaded_p99",   "ci_avg",       "ci_p99"};
+static const char *const metric_label[N_METRICS] = {"Iso Avg", "Iso 99%", "Load Avg",
+                                                    "Load 99%", "CI Avg", "CI 99%"};
+
+/* values[r] for repetition r+1 of one test and metric; NaN when missing. */
+static void metric_values(const run_t *run, const char *test, int metric, double *values)
+{
+    for (int r = 1; r <= run->opt.repeat; r++) {
+        double v = NAN;
+        if (metric <= M_LOAD_P99) {
+            const result_t *res =
+                run_find_in(run, r, metric <= M_ISO_P99 ? "isolated" : "loaded", test);
+            if (res)
+                v = metric % 2 == 0 ? res->avg : res->p99;
+        } else {
+            for (int i = 0; i < run->n_impact; i++) {
+                const run_impact_t *c = &run->impact[i];
+                if (c->repetition == r && strcmp(c->test_id, test) == 0 &&
+                    strcmp(c->congestor, STUDY_ALL) == 0)
+                    v = metric == M_CI_AVG ? c->avg : c->p99;
+            }
+        }
+        values[r - 1] = v;
+    }
+}
+
+/* "RR Two-sided Lat (8 B)" -> "RR Two-sided Lat". */
+static void short_name(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name);
+    char *cut = strstr(buf, " (");
+    if (cut)
+        *cut = '\0';
+}
+
+static const char *repeat_bar =
+    "+---------------------------------+-----------+-----------+-----------+--------+";
+
+void study_print_repeats(FILE *f, const run_t *run)
+{
+    double *values = malloc(sizeof(double) * (size_t)run->opt.repeat);
+    fprintf(f, "\n");
+    rule(f, "+------------------------------------------------------------------------------+");
+    char title[96];
+    snprintf(title, sizeof(title), "Repeatability over %d Repetitions", run->opt.repeat);
+    report_title_line(f, title, WIDTH);
+    rule(f, repeat_bar);
+    fprintf(f, "| %31.31s | %9.9s | %9.9s | %9.9s | %6.6s |\n", "Name", "Mean", "Min", "Max",
+            "CV");
+    rule(f, repeat_bar);
+    for (int t = 0; t < run->n_tests; t++) {
+        char base[64], label[96];
+        short_name(run->tests[t]->name, base, sizeof(base));
+        for (int m = 0; m < N_METRICS; m++) {
+            metric_values(run, run->tests[t]->id, m, values);
+            repeat_stats_t s = repeat_stats(values, run->opt.repeat);
+            snprintf(label, sizeof(label), "%s %s", base, metric_label[m]);
+            fprintf(f, "| %31.31s | %9.1f | %9.1f | %9.1f | %5.1f%% |\n", label, s.mean, s.min,
+                    s.max, 100.0 * s.cv);
+        }
+        rule(f, repeat_bar);
+    }
+    free(values);
+    fflush(f);
+}
+
+static void json_matrix(json_writer_t *w, const run_t *run)
+{
+    jw_object_begin(w, "impact_matrix");
+    jw_array_begin(w, "congestor_sets");
+    for (int s = 0; s < n_sets(run); s++) {
+        jw_array_begin(w, NULL);
+        for (int k = 0; k < run->n_congestors; k++)
+            if (s == run->n_congestors || s == k)
+                jw_string(w, NULL, run->congestors[k]->id);
+        jw_array_end(w);
+    }
+    jw_array_end(w);
+    jw_array_begin(w, "tests");
+    for (int t = 0; t < run->n_tests; t++)
+        jw_string(w, NULL, run->tests[t]->id);
+    jw_array_end(w);
+    for (int stat = 0; stat < 2; stat++) {
+        jw_array_begin(w, stat == 0 ? "avg" : "p99");
+        for (int s = 0; s < n_sets(run); s++) {
+            jw_array_begin(w, NULL);
+            for (int t = 0; t < run->n_tests; t++) {
+                double avg, p99;
+                mean_impact(run, run->tests[t]->id, set_name(run, s), &avg, &p99);
+                jw_number(w, NULL, stat == 0 ? avg : p99);
+            }
+            jw_array_end(w);
+        }
+        jw_array_end(w);
+    }
+    jw_int(w, "repetitions", run->opt.repeat);
+    jw_object_end(w);
+}
+
+static void json_repeats(json_writer_t *w, const run_t *run)
+{
+    int n = run->opt.repeat;
+    double *values = malloc(sizeof(double) * (size_t)n);
+    jw_object_begin(w, "repeats");
+    jw_int(w, "runs", n);
+    jw_array_begin(w, "seeds");
+    for (int r = 0; r < n && r < run->repetition; r++)
+        jw_int(w, NULL, (long long)run->rep_seeds[r]);
+    jw_array_end(w);
+    jw_array_begin(w, "metrics");
+    for (int t = 0; t < run->n_tests; t++) {
+        for (int m = 0; m < N_METRICS; m++) {
+            metric_values(run, run->tests[t]->id, m, values);
+            repeat_stats_t s = repeat_stats(values, n);
+            jw_object_begin(w, NULL);
+            jw_string(w, "test", run->tests[t]->id);
+            jw_string(w, "metric", metric_id[m]);
+            jw_string(w, "unit", m >= M_CI_AVG ? "x" : run->tests[t]->unit);
+            jw_array_begin(w, "values");
+            for (int r = 0; r < n; r++)
+                jw_number(w, NULL, values[r]);
+            jw_array_end(w);
+            jw_number(w, "mean", s.mean);
+            jw_number(w, "min", s.min);
+            jw_number(w, "max", s.max);
+            jw_number(w, "cv", s.cv);
+            jw_object_end(w);
+        }
+    }
+    jw_array_end(w);
+    /* The run-to-run coefficient of variation of each Congestion Impact. */
+    jw_object_begin(w, "cv");
+    for (int t = 0; t < run->n_tests; t++) {
+        jw_object_begin(w, run->tests[t]->id);
+        for (int m = M_CI_AVG; m <= M_CI_P99; m++) {
+            metric_values(run, run->tests[t]->id, m, values);
+            jw_number(w, m == M_CI_AVG ? "avg" : "p99", repeat_stats(values, n).cv);
+        }
+        jw_object_end(w);
+    }
+    jw_object_end(w);
+    jw_object_end(w);
+    free(values);
+}
+
+void study_json(json_writer_t *w, const run_t *run)
+{
+    if (run->program != PROGRAM_NETWORK_LOAD_TEST)
+        return;
+    if (run->opt.congestor_sweep)
+        json_matrix(w, run);
+    if (run->opt.repeat > 1)
+        json_repeats(w, run);
+}

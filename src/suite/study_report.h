@@ -1,0 +1,21 @@
+/* The summaries of the congestion studies (SPEC B.5, B.6), as 80-column
+ * text tables and as JSON: the impact matrix of --congestor-sweep and the
+ * run-to-run statistics of --repeat. Computed on world rank 0 from the
+ * results recorded in the run. */
+#ifndef GPCNET_STUDY_REPORT_H
+#define GPCNET_STUDY_REPORT_H
+
+#include <stdio.h>
+
+#include "infra/json_writer.h"
+#include "suite/run_context.h"
+
+/* Congestor set name of an impact entry: "all", or one kernel id. */
+#define STUDY_ALL "all"
+
+void study_print_matrix(FILE *f, const run_t *run);
+void study_print_repeats(FILE *f, const run_t *run);
+/* JSON members "impact_matrix" and "repeats" (nothing when not asked for). */
+void study_json(json_writer_t *w, const run_t *run);
+
+#endif

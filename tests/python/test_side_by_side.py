@@ -1,0 +1,92 @@
+"""bench/side_by_side.py: the table of bench/compare_reference.sh."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "bench" / "side_by_side.py"
+LAT = "RR Two-sided Lat (8 B)"
+BW = "RR Two-sided BW+Sync (131072 B)"
+
+
+def doc(lat_avg, bw_avg, ci_bw_avg, loaded=True):
+    """A parsed-text document with the fields the table reads."""
+    def row(test, name, avg, p99):
+        return {"test": test, "name": name, "avg": avg, "p99": p99}
+    tables = [{"id": "isolated", "rows": [row("rr_two_sided_lat", LAT, lat_avg, 3.0),
+                                          row("rr_two_sided_bw_sync", BW, bw_avg, 500.0)]}]
+    impact = []
+    if loaded:
+        tables.append({"id": "loaded", "rows": [row("rr_two_sided_lat", LAT, 2 * lat_avg, 9.0)]})
+        impact = [{"test": "rr_two_sided_bw_sync", "name": BW, "avg_printed": ci_bw_avg,
+                   "p99_printed": None}]
+    return {"tables": tables, "impact": impact}
+
+
+def write(folder: Path, name: str, d: dict):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(d))
+
+
+def run(folder: Path, *args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args, str(folder)], capture_output=True,
+                          text=True, timeout=60)
+
+
+def rows(stdout: str) -> dict:
+    """{(name, value label): (inside, verdict)} from the printed table."""
+    out = {}
+    for line in stdout.splitlines():
+        for name in (LAT, BW):
+            if line.startswith(name):
+                cells = line[len(name):].split()
+                out[(name, " ".join(cells[:2]))] = (cells[-2], cells[-1])
+    return out
+
+
+def test_inside_the_widened_range_and_outside(tmp_path):
+    ppn = tmp_path / "ppn1"
+    write(ppn, "ref-1", doc(2.0, 8000.0, 1.0))
+    write(ppn, "ref-2", doc(2.5, 9000.0, 1.1))
+    # Lat 2.74 < 2.5 * 1.1; BW 7201 > 8000 * 0.9; CI 1.22 > 1.1 * 1.1.
+    write(ppn, "ours-1", doc(2.74, 7201.0, 1.0))
+    write(ppn, "ours-2", doc(2.2, 8500.0, 1.22))
+    p = run(tmp_path)
+    assert p.returncode == 3, p.stdout + p.stderr
+    r = rows(p.stdout)
+    assert r[(LAT, "isolated Avg")] == ("2/2", "ok")
+    assert r[(BW, "isolated Avg")] == ("2/2", "ok")
+    assert r[(LAT, "loaded Avg")] == ("2/2", "ok")
+    assert r[(BW, "CI Avg")] == ("1/2", "OUTSIDE")
+    assert (BW, "CI 99%") not in r  # not printed, not compared
+    assert "2 reference run(s), 2 of ours" in p.stdout
+    assert "4.0 - 5.0" in p.stdout and "8000.0 - 9000.0" in p.stdout
+    assert "6 of 7 values inside" in p.stdout
+    # A tolerance of 0.2 takes the CI in: every value inside, exit 0.
+    p = run(tmp_path, "--tolerance", "0.2")
+    assert p.returncode == 0 and "7 of 7 values inside" in p.stdout
+    # No tolerance: the latency 2.74 is now outside as well.
+    p = run(tmp_path, "--tolerance", "0")
+    assert rows(p.stdout)[(LAT, "isolated Avg")] == ("1/2", "OUTSIDE")
+
+
+def test_a_value_missing_from_ours_is_outside(tmp_path):
+    write(tmp_path / "ppn4", "ref-1", doc(2.0, 8000.0, 1.0))
+    write(tmp_path / "ppn4", "ours-1", doc(2.0, 8000.0, 1.0, loaded=False))
+    p = run(tmp_path)
+    assert p.returncode == 3
+    assert "missing" in p.stdout and rows(p.stdout)[(LAT, "loaded Avg")] == ("0/0", "OUTSIDE")
+
+
+def test_nothing_to_compare_exits_1(tmp_path):
+    write(tmp_path / "ppn1", "ref-1", doc(2.0, 8000.0, 1.0))
+    p = run(tmp_path)
+    assert p.returncode == 1 and "nothing to compare" in p.stdout
+    p = run(tmp_path / "empty")
+    assert p.returncode == 1 and "no ppn<K> folder" in p.stderr
+    p = run(tmp_path, "--tolerance", "-1")
+    assert p.returncode == 2

@@ -1,0 +1,66 @@
+/* Congestor names, bytes per iteration and iteration scaling as the
+ * reference v1.3 prints and runs them (docs/fidelity.md). No MPI call is
+ * made: the kernels' tables are read with hand-made states. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "congestor/congestor.h"
+#include "congestor/congestor_state.h"
+
+static const congestor_kernel_t *find(const char *id)
+{
+    for (int i = 0; i < congestor_kernel_count; i++)
+        if (strcmp(congestor_kernels[i]->id, id) == 0)
+            return congestor_kernels[i];
+    return NULL;
+}
+
+int main(void)
+{
+    const congestor_kernel_t *a2a = find("a2a"), *pi = find("p2p_incast"),
+                             *ri = find("rma_incast"), *rb = find("rma_bcast"),
+                             *dl = find("dl_allreduce"), *pb = find("p2p_bcast");
+    CHECK(a2a && pi && ri && rb && dl && pb);
+    if (!(a2a && pi && ri && rb && dl && pb))
+        return check_report("test_congestor_kernels");
+
+    /* Names as the reference's congestor_test_setup() prints them. */
+    CHECK(strcmp(a2a->name, "Alltoall (4096 B)") == 0);
+    CHECK(strcmp(pi->name, "Two-sided Incast (4096 B)") == 0);
+    CHECK(strcmp(ri->name, "Put Incast (4096 B)") == 0);
+    CHECK(strcmp(rb->name, "Get Bcast (4096 B)") == 0);
+    CHECK(strcmp(pb->name, "Two-sided Bcast (4096 B)") == 0);
+    CHECK(strcmp(dl->name, "Allreduce (6553600 B)") == 0);
+
+    /* Bytes per iteration behind the bandwidth. */
+    congestor_state_t root = {.rank = 0, .n = 5}, other = {.rank = 3, .n = 5};
+    CHECK(a2a->bytes_per_iteration(&other) == 4096.0 * 4);
+    CHECK(a2a->bytes_per_iteration(&root) == 4096.0 * 4);
+    CHECK(dl->bytes_per_iteration(&other) == 2.0 * 6553600);
+    CHECK(dl->bytes_per_iteration(&root) == 2.0 * 6553600);
+    const congestor_kernel_t *rooted[] = {pi, ri, rb, pb};
+    for (int i = 0; i < 4; i++) {
+        CHECK(rooted[i]->bytes_per_iteration(&root) == 0.0); /* the root reports nothing */
+        CHECK(rooted[i]->bytes_per_iteration(&other) == 4096.0);
+    }
+
+    /* Iterations: the reference scales A2A and the incasts linearly above 32
+     * ranks, the allreduce by 1 / (1 + ln(n/32)), and never its broadcasts. */
+    for (int n = 2; n <= 32; n++) {
+        const congestor_kernel_t *all[] = {a2a, pi, ri, rb, dl, pb};
+        for (int i = 0; i < 6; i++)
+            CHECK(all[i]->iterations_for(512, n) == 512);
+    }
+    CHECK(a2a->iterations_for(512, 40) == 409);
+    CHECK(pi->iterations_for(512, 40) == 409);
+    CHECK(ri->iterations_for(512, 40) == 409);
+    CHECK(a2a->iterations_for(512, 100000) == 1);
+    CHECK(rb->iterations_for(512, 40) == 512);
+    CHECK(pb->iterations_for(512, 40) == 512);
+    CHECK(rb->iterations_for(512, 100000) == 512);
+    CHECK(rb->iterations_for(64, 4096) == 64);
+    CHECK(dl->iterations_for(512, 40) == (int)(512.0 / (1.0 + log(40.0 / 32.0))));
+    CHECK(dl->iterations_for(512, 64) == 302); /* 512 / (1 + ln 2) */
+    return check_report("test_congestor_kernels");
+}
