@@ -30,6 +30,7 @@ setup_sizes="${SETUP_SIZES:-10000 100000 1000000}"
 timeout_s="${TIMEOUT:-900}"
 
 [ -f "$platform" ] || { echo "scale.sh: platform $platform not found" >&2; exit 2; }
+platform="$(realpath "$platform")"
 for v in $sizes $ppns $setup_sizes $timeout_s; do
     [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "scale.sh: '$v' is not a positive integer" >&2; exit 2; }
 done
@@ -62,10 +63,12 @@ for prog in $programs; do
             extra=()
             [ "$prog" = network_load_test ] && extra=("${load_loops[@]}")
             status=ok
-            /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" timeout "$timeout_s" \
-                bash scripts/smpirun.sh -platform "$platform" -hostfile "$tmp/hosts" -np "$n" \
-                "build-simgrid/$prog" "${loops[@]}" "${extra[@]}" --output-dir "$out" \
-                >"$tmp/log" 2>&1 || status=failed
+            # From $tmp: smpirun writes its unrolled hostfile to the current
+            # directory, and a run killed by the timeout leaves it there.
+            (cd "$tmp" && /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" timeout "$timeout_s" \
+                bash "$repo/scripts/smpirun.sh" -platform "$platform" -hostfile "$tmp/hosts" \
+                -np "$n" "$repo/build-simgrid/$prog" "${loops[@]}" "${extra[@]}" \
+                --output-dir "$out") >"$tmp/log" 2>&1 || status=failed
             grep -q "timed out\|Command exited with non-zero status 124" "$tmp/time" && status=timeout
             read -r wall user sys rss < <(tail -1 "$tmp/time")
             setup="$(python3 -c 'import json,sys

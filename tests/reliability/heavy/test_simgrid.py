@@ -43,7 +43,7 @@ def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120):
            "-hostfile", str(hostfile(tmp_path, hosts, ppn)), "-np", str(hosts * ppn),
            str(BUILD / program), *args, "--output-dir", str(tmp_path), "--force"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, cwd=tmp_path)  # smpirun's temporary hostfile
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
     with open(tmp_path / f"{program}.json") as f:
         return p, json.load(f)

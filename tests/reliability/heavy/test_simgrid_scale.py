@@ -49,7 +49,8 @@ def simulate(tmp_path, ranks, extra=()):
     cmd = ["bash", str(SMPIRUN_SH), *extra, "-platform", str(PLATFORM), "-hostfile", str(hosts),
            "-np", str(ranks), str(BUILD / "network_test"), *SHORT, "--output-dir", str(out)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                       cwd=tmp_path)  # smpirun writes a temporary hostfile to the cwd
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     doc = json.loads((out / "network_test.json").read_text())
