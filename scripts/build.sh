@@ -6,7 +6,7 @@
 #
 #   --mpi openmpi   (default) Open MPI's mpicc.openmpi          -> build-openmpi/
 #   --mpi mpich     MPICH's mpicc.mpich                         -> build-mpich/
-#   --mpi simgrid   SimGrid SMPI's smpicc (run with smpirun)    -> build-simgrid/
+#   --mpi simgrid   SimGrid SMPI's smpicc (run: scripts/smpirun.sh) -> build-simgrid/
 #   --sanitize      AddressSanitizer + UndefinedBehaviorSanitizer -> build-<mpi>-asan/
 #   --fuzz          clang + libFuzzer targets of tests/fuzz (no MPI run needed)
 #                                                               -> build-fuzz/

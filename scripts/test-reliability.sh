@@ -166,7 +166,7 @@ fi
 
 if want simgrid && [ -n "${built[simgrid]:-}" ]; then
     run_pytest simgrid GPCNET_HEAVY=1 "GPCNET_SIMGRID_BUILD_DIR=$repo/build-simgrid" -- \
-        tests/reliability/heavy/test_simgrid.py
+        tests/reliability/heavy/test_simgrid.py tests/reliability/heavy/test_simgrid_scale.py
 fi
 
 if want asan && [ -n "${built[openmpi-asan]:-}" ]; then

@@ -5,26 +5,15 @@
 #include <string.h>
 
 #include "infra/fatal.h"
-
-typedef struct {
-    char name[NODE_NAME_LEN];
-    int leader_index; /* position among the node leaders, in world rank order */
-} named_node_t;
-
-static int cmp_named_node(const void *a, const void *b)
-{
-    const named_node_t *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c != 0 ? c : (x->leader_index > y->leader_index) - (x->leader_index < y->leader_index);
-}
+#include "infra/node_groups.h"
 
 /* Number the nodes in sorted host-name order, as the reference does (it
  * decides the natural ring and the order of every node-slice
  * communicator); nodes with the same name (emulated nodes of one host) in
  * world rank order. Node leaders send their name to world rank 0, which
  * sorts and sends each leader its number back: O(nodes) memory on rank 0
- * only, O(nodes log nodes) time. Returns my node id on leaders, -1 on the
- * others; on rank 0 fills nd->names and nd->n_hosts. */
+ * only, O(nodes log nodes) time (node_ids_by_name). Returns my node id on
+ * leaders, -1 on the others; on rank 0 fills nd->names and nd->n_hosts. */
 static int number_nodes(nodes_t *nd, MPI_Comm world, int rank, int is_leader,
                         const char *my_name)
 {
@@ -35,27 +24,24 @@ static int number_nodes(nodes_t *nd, MPI_Comm world, int rank, int is_leader,
     int n, lrank, node_id = -1;
     MPI_Comm_size(leaders, &n);
     MPI_Comm_rank(leaders, &lrank); /* world rank 0 leads its node: lrank 0 */
-    named_node_t *all = lrank == 0 ? xmalloc(sizeof(named_node_t) * (size_t)n) : NULL;
-    named_node_t mine;
-    memset(&mine, 0, sizeof(mine));
-    memcpy(mine.name, my_name, NODE_NAME_LEN);
-    mine.leader_index = lrank;
-    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, leaders);
+    char *all = lrank == 0 ? xmalloc((size_t)n * NODE_NAME_LEN) : NULL;
+    MPI_Gather(my_name, NODE_NAME_LEN, MPI_CHAR, all, NODE_NAME_LEN, MPI_CHAR, 0, leaders);
     int *id_of_leader = NULL;
     if (lrank == 0) {
-        qsort(all, (size_t)n, sizeof(*all), cmp_named_node);
         id_of_leader = xmalloc(sizeof(int) * (size_t)n);
+        int *sorted = xmalloc(sizeof(int) * (size_t)n);
+        nd->n_hosts = node_ids_by_name(all, NODE_NAME_LEN, n, id_of_leader, sorted);
+        if (nd->n_hosts < 0)
+            die("out of memory numbering %d nodes", n);
         nd->names = xcalloc((size_t)n, NODE_NAME_LEN);
-        nd->n_hosts = 0;
         for (int i = 0; i < n; i++) {
-            id_of_leader[all[i].leader_index] = i;
-            if (i == 0 || strcmp(all[i].name, all[i - 1].name) != 0)
-                nd->n_hosts++;
+            const char *name = all + (size_t)sorted[i] * NODE_NAME_LEN;
             if (nd->emulated)
-                snprintf(nd->names[i], NODE_NAME_LEN, "%.60s#%d", all[i].name, i);
+                snprintf(nd->names[i], NODE_NAME_LEN, "%.60s#%d", name, i);
             else
-                memcpy(nd->names[i], all[i].name, NODE_NAME_LEN);
+                memcpy(nd->names[i], name, NODE_NAME_LEN);
         }
+        free(sorted);
     }
     MPI_Scatter(id_of_leader, 1, MPI_INT, &node_id, 1, MPI_INT, 0, leaders);
     free(id_of_leader);
@@ -106,16 +92,10 @@ int nodes_discover(nodes_t *nd, MPI_Comm world, int emulate_ppn, int emulate_nod
     MPI_Allgather(pair, 2, MPI_INT, pairs, 2, MPI_INT, world);
     nd->node_of_rank = xmalloc(sizeof(int) * (size_t)size);
     nd->local_of_rank = xmalloc(sizeof(int) * (size_t)size);
-    int n = 0;
-    for (int r = 0; r < size; r++)
-        n += pairs[2 * r] == r;
+    int n = node_map_ranks(pairs, size, nd->node_of_rank, nd->local_of_rank, &nd->ppn);
+    if (n < 1)
+        die("node discovery: inconsistent node leaders");
     nd->n_nodes = n;
-    nd->ppn = xcalloc((size_t)n, sizeof(int));
-    for (int r = 0; r < size; r++) {
-        int node = pairs[2 * pairs[2 * r] + 1];
-        nd->node_of_rank[r] = node;
-        nd->local_of_rank[r] = nd->ppn[node]++;
-    }
     free(pairs);
     nd->my_node = nd->node_of_rank[rank];
     nd->my_local = nd->local_of_rank[rank];

@@ -68,6 +68,7 @@ int network_test_main(int argc, char **argv)
     MPI_Comm slice = nodes_slice_comm(&run.nodes, run.world, all);
     free(all);
     MPI_Comm test_comm = suite_test_comm(run.world, slice);
+    run_setup_done(&run);
 
     run_print_preamble(&run, NULL, 0);
     progress_init(run.rank == 0 && !run.opt.quiet, run.t0, run.n_tests);

@@ -348,6 +348,10 @@ static void write_document(FILE *f, const run_t *run)
     study_json(&w, run);
     if (run->program == PROGRAM_NETWORK_CONGESTOR)
         congestor_run_json(&w, run);
+    if (run->setup_s >= 0.0)
+        jw_number(&w, "setup_s", run->setup_s);
+    else
+        jw_null(&w, "setup_s");
     jw_array_begin(&w, "phases");
     for (int i = 0; i < run->n_phases; i++) {
         jw_object_begin(&w, NULL);

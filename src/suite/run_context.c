@@ -199,6 +199,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run->program = program;
     run->world = MPI_COMM_WORLD;
     run->status = "running";
+    run->setup_s = -1.0;
     MPI_Comm_rank(run->world, &run->rank);
     MPI_Comm_size(run->world, &run->size);
 
@@ -298,6 +299,14 @@ const result_t *run_find_in(const run_t *run, int repetition, const char *table_
                 return run->tables[i].rows[j];
     }
     return NULL;
+}
+
+void run_setup_done(run_t *run)
+{
+    /* The slowest rank ends set-up for everyone: one barrier, O(log N). */
+    MPI_Barrier(run->world);
+    if (run->rank == 0)
+        run->setup_s = MPI_Wtime() - run->t0;
 }
 
 const result_t *run_find(const run_t *run, const char *table_id, const char *test_id)

@@ -81,6 +81,7 @@ typedef struct {
     run_phase_t *phases;
     uint64_t *rep_seeds;        /* [opt.repeat] placement seed of each repetition */
     placement_t *rep_placement; /* [opt.repeat] placement of each repetition */
+    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     struct congestor_run *congestor_run; /* network_congestor, rank 0 */
 } run_t;
@@ -98,6 +99,10 @@ const result_t *run_find_in(const run_t *run, int repetition, const char *table_
                             const char *test_id);
 /* In the current repetition. */
 const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
+/* Set-up is over (nodes, placement, communicators, windows): collective
+ * over world; rank 0 notes the time since MPI_Init (simulated under SMPI),
+ * the figure bench/scale.sh and the scale test follow (docs/scale.md). */
+void run_setup_done(run_t *run);
 /* Record a Congestion Impact entry (rank 0). */
 run_impact_t *run_add_impact(run_t *run);
 /* A phase finished: note its wall time and rewrite the JSON (rank 0). */

@@ -20,6 +20,8 @@ REPO = Path(__file__).resolve().parents[3]
 PLATFORMS = REPO / "platforms"
 BUILD = Path(os.environ.get("GPCNET_SIMGRID_BUILD_DIR", REPO / "build-simgrid"))
 SMPIRUN = shutil.which("smpirun")
+# Adds the deterministic, scalable settings (docs/portability.md).
+SMPIRUN_SH = REPO / "scripts" / "smpirun.sh"
 LOOPS = ["--time-limit", "0.01", "--rings", "2", "--iterations", "5", "--measurements", "3",
          "--warmup", "1"]
 CONGESTORS = ["--congestor-measurements", "4", "--congestor-iterations", "8"]
@@ -37,12 +39,11 @@ def hostfile(tmp_path, hosts, ppn):
 
 
 def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120):
-    cmd = [SMPIRUN, "-platform", str(PLATFORMS / platform),
+    cmd = ["bash", str(SMPIRUN_SH), "-platform", str(PLATFORMS / platform),
            "-hostfile", str(hostfile(tmp_path, hosts, ppn)), "-np", str(hosts * ppn),
-           "--cfg=smpi/simulate-computation:no", "--log=root.thres:warning",
            str(BUILD / program), *args, "--output-dir", str(tmp_path), "--force"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, cwd=tmp_path)  # smpirun's temporary hostfile
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
     with open(tmp_path / f"{program}.json") as f:
         return p, json.load(f)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# smpirun with the SimGrid settings GPCNeT needs to scale (docs/portability.md,
+# docs/scale.md). Arguments are passed to smpirun unchanged; this adds:
+#
+#   --cfg=smpi/simulate-computation:no   deterministic runs (no timed host CPU)
+#   --log=root.thres:warning             no per-rank SimGrid chatter
+#   one logarithmic, SMP-unaware algorithm per blocking collective:
+#     bcast binomial_tree, reduce binomial, allreduce rdb, allgather bruck,
+#     gather ompi_binomial, barrier ompi_bruck
+#
+# Why the collectives: SimGrid 3.32's default selector gathers with a
+# linear all-to-all (N^2 messages per MPI_Allgather), and the mpich, ompi
+# and mvapich2 selectors run Comm::init_smp on the first bcast, reduce or
+# allreduce of every communicator (including the id broadcast inside
+# MPI_Comm_split): a ring allgather (N^2 messages) plus an O(N x nodes) loop
+# per rank. Either makes a run quadratic or worse in the rank count.
+#
+#   scripts/smpirun.sh -platform platforms/fat-tree-32.xml \
+#       -hostfile platforms/hosts-32.txt -np 32 build-simgrid/network_test ...
+#
+# SMPIRUN=/path/to/smpirun picks another smpirun; SMPI_EXTRA="--cfg=..."
+# adds settings (they come after ours, so they win).
+set -euo pipefail
+smpirun="${SMPIRUN:-smpirun}"
+command -v "$smpirun" >/dev/null 2>&1 || {
+    echo "smpirun.sh: '$smpirun' not found; install libsimgrid-dev (SimGrid 3.32 or later)" >&2
+    exit 1
+}
+flags=(--cfg=smpi/simulate-computation:no --log=root.thres:warning
+       --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb
+       --cfg=smpi/allgather:bruck --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_bruck)
+# shellcheck disable=SC2206
+extra=(${SMPI_EXTRA:-})
+exec "$smpirun" "${flags[@]}" "${extra[@]}" "$@"

@@ -1,0 +1,98 @@
+"""Set-up stays linear in the rank count under SimGrid (docs/scale.md).
+
+network_test runs at 128 and at 512 simulated ranks (one per host of the
+flat 4096-host platform) with the shortest loops, so the run is mostly
+set-up: MPI_Init, node discovery, the output check, the slice and test
+communicators. Two ratios are compared, never absolute times:
+
+- CPU time of the simulation, 512 vs 128 ranks: about 4-5x when the cost
+  per rank is flat, 16x when it is quadratic (SimGrid's SMP-aware
+  collectives gave 37x here, its all-to-all allgather worse);
+- simulated set-up time (JSON setup_s): grows like log N for tree
+  collectives (1.3x here), like N with O(N) sequential rounds (the ring
+  allgather of SimGrid's Comm::init_smp gave 3.8x).
+
+Run with GPCNET_HEAVY=1 (scripts/test-reliability.sh does).
+"""
+import json
+import os
+import resource
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+BUILD = Path(os.environ.get("GPCNET_SIMGRID_BUILD_DIR", REPO / "build-simgrid"))
+PLATFORM = REPO / "platforms" / "cluster-4096.xml"
+SMPIRUN_SH = REPO / "scripts" / "smpirun.sh"
+SHORT = ["--tests", "rr_two_sided_lat", "--measurements", "1", "--rings", "1",
+         "--iterations", "1", "--warmup", "0", "--quiet", "--force"]
+# Linear is ~4.5x, quadratic 16x: fail well before quadratic, well above noise.
+MAX_CPU_RATIO = 10.0
+# log N is ~1.3x, N is 4x.
+MAX_SETUP_RATIO = 2.5
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("smpirun") or not (BUILD / "network_test").exists(),
+    reason="SimGrid (smpirun) or build-simgrid missing: apt-get install libsimgrid-dev; "
+           "scripts/build.sh --mpi simgrid")
+
+
+def simulate(tmp_path, ranks, extra=()):
+    """CPU seconds of the simulation and the simulated set-up time."""
+    hosts = tmp_path / f"hosts-{ranks}.txt"
+    hosts.write_text("".join(f"node-{i}\n" for i in range(ranks)))
+    out = tmp_path / f"out-{ranks}"
+    out.mkdir(exist_ok=True)
+    cmd = ["bash", str(SMPIRUN_SH), *extra, "-platform", str(PLATFORM), "-hostfile", str(hosts),
+           "-np", str(ranks), str(BUILD / "network_test"), *SHORT, "--output-dir", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                       cwd=tmp_path)  # smpirun writes a temporary hostfile to the cwd
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    doc = json.loads((out / "network_test.json").read_text())
+    assert doc["environment"]["ranks"] == ranks and doc["environment"]["nodes"] == ranks
+    assert doc["status"] == "complete" and doc["setup_s"] > 0
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, doc["setup_s"]
+
+
+@pytest.mark.cap(300)
+def test_setup_is_linear_in_ranks(tmp_path):
+    # The best of two runs per size: other jobs on the host only add time.
+    small = [simulate(tmp_path, 128) for _ in range(2)]
+    large = [simulate(tmp_path, 512) for _ in range(2)]
+    cpu_ratio = min(c for c, _ in large) / min(c for c, _ in small)
+    setup_ratio = large[0][1] / small[0][1]
+    print(f"128 -> 512 ranks: CPU {cpu_ratio:.2f}x, simulated set-up {setup_ratio:.2f}x")
+    # Simulated times are deterministic: both runs of a size agree.
+    assert small[0][1] == small[1][1] and large[0][1] == large[1][1]
+    assert cpu_ratio < MAX_CPU_RATIO, (
+        f"512 ranks cost {cpu_ratio:.1f}x the CPU time of 128 (linear ~4.5x): "
+        "set-up or the simulator settings went superlinear (docs/scale.md)")
+    assert setup_ratio < MAX_SETUP_RATIO, (
+        f"simulated set-up grew {setup_ratio:.2f}x from 128 to 512 ranks (log N ~1.3x): "
+        "O(N) sequential rounds crept into set-up (docs/scale.md)")
+
+
+@pytest.mark.cap(300)
+def test_scale_check_catches_quadratic_collectives(tmp_path):
+    """The check above can fail: SimGrid's SMP-aware mpich collectives (a
+    quadratic Comm::init_smp per communicator) push the simulated set-up
+    ratio past the bound."""
+    mpich = ["--cfg=smpi/bcast:mpich", "--cfg=smpi/allreduce:mpich", "--cfg=smpi/reduce:mpich"]
+    old = os.environ.get("SMPI_EXTRA")
+    os.environ["SMPI_EXTRA"] = " ".join(mpich)
+    try:
+        _, small = simulate(tmp_path, 64)
+        _, large = simulate(tmp_path, 256)
+    finally:
+        if old is None:
+            del os.environ["SMPI_EXTRA"]
+        else:
+            os.environ["SMPI_EXTRA"] = old
+    print(f"mpich collectives, 64 -> 256 ranks: simulated set-up {large / small:.2f}x")
+    assert large / small >= MAX_SETUP_RATIO

@@ -1,0 +1,51 @@
+"""Bad input to the scale tools (docs/scale.md): a clear message and a
+non-zero exit, nothing run."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build"))
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=REPO,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("var,value", [("SIZES", "64 lots"), ("PPNS", "0"),
+                                       ("SETUP_SIZES", "-5"), ("TIMEOUT", "1.5")])
+def test_scale_sh_refuses_bad_numbers(var, value):
+    p = run(["bash", "bench/scale.sh"], {var: value})
+    assert p.returncode == 2
+    assert "is not a positive integer" in p.stderr and p.stdout == ""
+
+
+def test_scale_sh_refuses_a_missing_platform():
+    p = run(["bash", "bench/scale.sh"], {"PLATFORM": "/nonexistent/platform.xml"})
+    assert p.returncode == 2 and "platform /nonexistent/platform.xml not found" in p.stderr
+
+
+def test_smpirun_sh_without_smpirun():
+    p = run(["bash", "scripts/smpirun.sh", "-np", "2", "x"], {"SMPIRUN": "/nonexistent/smpirun"})
+    assert p.returncode == 1 and "install libsimgrid-dev" in p.stderr
+
+
+@pytest.mark.skipif(not (BUILD / "setup_bench").exists(), reason="no setup_bench in the build")
+@pytest.mark.parametrize("arg", ["many", "3", "1e6", "200000000"])
+def test_setup_bench_refuses_bad_counts(arg):
+    p = run([str(BUILD / "setup_bench"), arg])
+    assert p.returncode == 2 and "is not a rank count from 4 to 100000000" in p.stderr
+
+
+@pytest.mark.skipif(not (BUILD / "setup_bench").exists(), reason="no setup_bench in the build")
+def test_setup_bench_small_run_is_consistent():
+    p = run([str(BUILD / "setup_bench"), "1000", "4096"])
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 1 + 4 and "INCONSISTENT" not in p.stdout
+    # ranks, ppn, nodes on every line
+    assert [ln.split()[:3] for ln in lines[1:]] == [["1000", "1", "1000"], ["1000", "4", "250"],
+                                                   ["4096", "1", "4096"], ["4096", "4", "1024"]]
