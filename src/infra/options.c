@@ -196,6 +196,7 @@ static const opt_spec_t specs[] = {
     {"--placement", 1, LT},
     {"--duration", 1, NC},       {"--report-interval", 1, NC},
     {"--start-file", 1, NC},     {"--stop-file", 1, NC},
+    {"--flows", 1, NC},
 };
 
 static int scope_of(program_t program)
@@ -325,6 +326,8 @@ static int apply(options_t *o, const char *opt, const char *val, const name_cata
         return set_path(opt, val, o->start_file, err, errlen);
     } else if (IS("--stop-file")) {
         return set_path(opt, val, o->stop_file, err, errlen);
+    } else if (IS("--flows")) {
+        return set_path(opt, val, o->flows, err, errlen);
     }
 #undef IS
     return 0;
@@ -389,6 +392,10 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
     }
     if (o->emulate_ppn && o->emulate_nodes) {
         fail(err, errlen, "--emulate-nodes and --emulate-node-count exclude each other");
+        return OPT_ERROR;
+    }
+    if (o->flows[0] && o->n_congestors) {
+        fail(err, errlen, "--flows and --congestors exclude each other (the flows are the traffic)");
         return OPT_ERROR;
     }
     if (want_help)

@@ -71,6 +71,7 @@ typedef struct {
     double report_interval;           /* seconds between bandwidth reports */
     char start_file[OPT_PATH_MAX];    /* wait for it before congesting (empty: none) */
     char stop_file[OPT_PATH_MAX];     /* stop once it exists (empty: none) */
+    char flows[OPT_PATH_MAX];         /* flow list: SRC DST node names (empty: kernels) */
 
     char output_dir[OPT_PATH_MAX];
     char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */

@@ -58,19 +58,26 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
         return;
     const options_t *o = &run->opt;
     printf("Network Congestor v%s\n", GPCNET_VERSION);
-    printf("  %i MPI ranks on %i nodes, every node running one congestor\n", run->size,
-           run->nodes.n_nodes);
+    printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
+           o->flows[0] ? "the nodes of the flows sending and receiving"
+                       : "every node running one congestor");
     for (int k = 0; k < run->n_congestors; k++) {
         char name[80];
         congestor_display_name(run->congestors[k], name, sizeof(name));
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
+    if (o->flows[0])
+        printf("  %d flows from %s\n", cr->n_flows, o->flows);
     printf("  Settings\n");
     printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
            run->seed_from_time ? "time on rank 0" : "--seed");
     printf("   congestor message = %ld B\n", o->congestor_bytes);
-    printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
-           run->congestor_iterations);
+    if (o->flows[0])
+        printf("   flow iterations = %d per round\n",
+               run->congestors[0]->iterations_for(run->congestor_iterations, 0));
+    else
+        printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
+               run->congestor_iterations);
     if (o->duration > 0.0)
         printf("   duration = %g s\n", o->duration);
     else
@@ -157,6 +164,10 @@ void congestor_run_json(json_writer_t *w, const run_t *run)
         return;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
+    if (run->opt.flows[0]) {
+        jw_string(w, "flows_file", run->opt.flows);
+        jw_int(w, "flows", cr->n_flows);
+    }
     jw_number(w, "waited_for_start_s", cr->waited_s);
     jw_number(w, "congested_s", cr->elapsed_s);
     jw_array_begin(w, "kernels");

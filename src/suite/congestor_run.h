@@ -24,6 +24,7 @@ typedef struct congestor_run {
     double *bytes;      /* [kernel] total bytes moved */
     double *reporters;  /* [kernel] ranks that report a bandwidth */
     int *ranks, *nodes; /* [kernel] */
+    int n_flows;        /* --flows: the flows of the list */
     double last_t;
     double *last_bytes; /* [kernel] at the previous report */
     int n_reports, cap_reports;

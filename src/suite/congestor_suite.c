@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "congestor/flows.h"
 #include "infra/fatal.h"
 #include "infra/report.h"
 #include "suite/congestor_run.h"
@@ -220,12 +221,70 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
     free(tk.sum);
 }
 
+/* Rank 0 reads the flow list (node names) and every rank gets the pairs;
+ * a bad list ends the job with exit 2 and the line at fault. */
+static int read_flows(run_t *run, int **pairs)
+{
+    char err[1024] = "";
+    int n = 0;
+    if (run->rank == 0) {
+        n = flows_parse(run->opt.flows, (const char *)run->nodes.names, NODE_NAME_LEN,
+                        run->nodes.n_nodes, pairs, err, sizeof(err));
+        if (n < 0)
+            n = 0;
+    }
+    MPI_Bcast(err, (int)sizeof(err), MPI_CHAR, 0, run->world);
+    if (err[0])
+        exit_all(2, "network_congestor: %s\n", err);
+    MPI_Bcast(&n, 1, MPI_INT, 0, run->world);
+    if (run->rank != 0)
+        *pairs = xmalloc(sizeof(int) * 2 * (size_t)n);
+    MPI_Bcast(*pairs, 2 * n, MPI_INT, 0, run->world);
+    return n;
+}
+
+/* The ranks of every node in a flow form one communicator: they agree on
+ * the stop together, so every message of a round is matched. */
+static void flows_roles(run_t *run, roles_t *ro, congestor_run_t *cr, const int *pairs, int n)
+{
+    const nodes_t *nd = &run->nodes;
+    memset(ro, 0, sizeof(*ro));
+    ro->canary_slice = ro->canary_test = ro->kernel_comm = MPI_COMM_NULL;
+    ro->is_congestor = 1;
+    ro->kernel = 0;
+    int in = flows_involve(pairs, n, nd->my_node);
+    MPI_Comm_split(run->world, in ? 0 : MPI_UNDEFINED, run->rank, &ro->congestor_comm);
+    if (in) {
+        int size;
+        MPI_Comm_size(ro->congestor_comm, &size);
+        ro->congestor_active = size >= 2;
+        ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
+                                    nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size);
+        ro->iterations = flows_kernel.iterations_for(run->congestor_iterations, size);
+    }
+    cr->nodes[0] = cr->ranks[0] = 0;
+    for (int node = 0; node < nd->n_nodes; node++)
+        if (flows_involve(pairs, n, node)) {
+            cr->nodes[0]++;
+            cr->ranks[0] += nd->ppn[node];
+        }
+    cr->n_flows = n;
+}
+
 int network_congestor_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_CONGESTOR, &argc, &argv);
     const options_t *o = &run.opt;
-    int need = 2 * run.n_congestors;
+    int *pairs = NULL, n_flows = 0, flows = o->flows[0] != '\0';
+    if (flows) {
+        /* The flow list is the traffic: one kernel, the flows. */
+        n_flows = read_flows(&run, &pairs);
+        run.n_congestors = 1;
+        run.congestors[0] = &flows_kernel;
+        run.weights[0] = 1;
+    }
+    int need = flows ? 2 : 2 * run.n_congestors;
     if (run.nodes.n_nodes < need) {
         if (run.rank == 0)
             printf("ERROR: this application must be run on at least %d nodes\n", need);
@@ -261,7 +320,10 @@ int network_congestor_main(int argc, char **argv)
     congestor_run_t cr;
     congestor_run_init(&run, &cr);
     roles_t ro;
-    roles_build(&run, &ro, -1);
+    if (flows)
+        flows_roles(&run, &ro, &cr, pairs, n_flows);
+    else
+        roles_build(&run, &ro, -1);
     congestor_run_preamble(&run, &cr);
     run_phase_done(&run, "setup", MPI_Wtime() - run.t0);
     if (wait_for_start(&run, &cr))
@@ -271,5 +333,6 @@ int network_congestor_main(int argc, char **argv)
     roles_free(&run, &ro);
     run_finish(&run); /* writes the JSON, congestor_run included */
     congestor_run_free(&cr);
+    free(pairs);
     return 0;
 }

@@ -151,3 +151,54 @@ def test_too_few_nodes(harness, tmp_path):
     assert p.returncode == 1
     assert p.stderr.count("network_congestor: needs at least 8 nodes (2 per congestor") == 1
     assert "ERROR: this application must be run on at least 8 nodes" in p.stdout
+
+
+def write_flows(path, lines):
+    path.write_text("# made by the test\n" + "".join(f"{a} {b}\n" for a, b in lines))
+    return path
+
+
+@pytest.mark.cap(60)
+def test_flows_incast_and_pair(jobs, harness, tmp_path):
+    """--flows: traffic along a computed list (the bullies of a topology):
+    three nodes into one, and a pair both ways; the others idle."""
+    import socket
+    host = socket.gethostname()
+    n = lambda i: f"{host}#{i}"
+    flows = write_flows(tmp_path / "flows.txt", [(n(1), n(0)), (n(2), n(0)), (n(3), n(0)),
+                                                 (n(4), n(5)), (n(5), n(4))])
+    job = start(jobs, tmp_path, "--flows", flows, "--duration", "1.5",
+                "--congestor-bytes", "65536")
+    assert job.wait(timeout=40) == 0, job.stderr()[-2000:]
+    doc = read_json_if_any(tmp_path / "network_congestor.json")
+    run = doc["congestor_run"]
+    assert run["stop_reason"] == "duration" and run["flows"] == 5
+    (k,) = run["kernels"]
+    assert k["kernel"] == "flows" and k["name"] == "Flows (65536 B)"
+    assert k["nodes"] == 6 and k["ranks"] == 6 and k["reporting_ranks"] == 5
+    assert k["bytes"] > 0 and k["bytes"] % 65536 == 0
+    assert "5 flows from" in job.stdout()
+
+
+@pytest.mark.cap(40)
+@pytest.mark.parametrize("content,needle", [
+    ("{h}#1 nosuch\n", "line 1: unknown destination node"),
+    ("# nothing\n", "no flow in it"),
+    ("{h}#1\n", "line 1: expected two node names, SRC DST"),
+    ("{h}#1 {h}#1\n", "line 1: a node cannot send to itself"),
+], ids=["unknown-node", "empty", "one-name", "self"])
+def test_bad_flows_exit_2(harness, tmp_path, content, needle):
+    import socket
+    flows = tmp_path / "flows.txt"
+    flows.write_text(content.format(h=socket.gethostname()))
+    p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", flows,
+                    "--output-dir", tmp_path, timeout=30, env=FAST_FAIL)
+    assert p.returncode == 2, p.stderr[-1000:]
+    assert p.stderr.count(needle) == 1, p.stderr[-1000:]
+
+
+@pytest.mark.cap(40)
+def test_flows_and_congestors_exclude_each_other(harness, tmp_path):
+    p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", tmp_path / "f",
+                    "--congestors", "a2a", "--output-dir", tmp_path, timeout=30, env=FAST_FAIL)
+    assert p.returncode == 2 and p.stderr.count("--flows and --congestors exclude each other") == 1
