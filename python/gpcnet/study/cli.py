@@ -46,11 +46,11 @@ def _common(p) -> None:
     src.add_argument("--hostfile", metavar="FILE", help="first word of each line")
     src.add_argument("--slurm", action="store_true", help="the current allocation (scontrol show hostnames)")
     src.add_argument("--testbed", action="store_true", help="the hosts of the running gpcnet testbed")
-    p.add_argument("command", nargs="+", metavar="-- APP ARGS", help="the application command")
+    p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
 
 
 def _config(args, study: str, **more) -> dict:
-    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
+    cmd = args.app[1:] if args.app[:1] == ["--"] else args.app
     if not cmd:
         raise GpcnetError("no application command: give it after --")
     if args.fom_regex:

@@ -40,11 +40,16 @@ def find_congestor(path: str | None) -> str:
     raise GpcnetError("network_congestor not found: build it (scripts/build.sh) or give --congestor-bin")
 
 
-def _tail(path: Path, n: int = 400) -> str:
+def _tail(path: Path, n: int = 300) -> str:
+    """What a job said: its first and last words (the program's own message
+    usually comes first, mpirun's summary last) and where the rest is."""
     try:
-        return path.read_text(errors="replace").strip()[-n:]
+        text = path.read_text(errors="replace").strip()
     except OSError:
         return ""
+    if len(text) > 2 * n:
+        text = text[:n] + " [...] " + text[-n:]
+    return " ".join(text.split()) + f" (full output: {path.name})"
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
