@@ -136,3 +136,13 @@ def test_bully_errors():
 def test_flows_file_uses_the_programs_names():
     text = bullies.flows_text([("a", "b"), ("c", "b")], {"a": "h#0", "b": "h#1"}, "incast\nrun 1")
     assert text == "# incast\n# run 1\nh#0 h#1\nc h#1\n"
+
+
+def test_topology_conf_of_a_testbed_shape():
+    from types import SimpleNamespace as NS
+    hosts = [NS(name=f"node{i:02d}", leaf=f"leaf{(i - 1) // 2}") for i in range(1, 9)]
+    topo = NS(hosts=hosts, switches=["leaf0", "leaf1", "leaf2", "leaf3", "spine0", "spine1"],
+              spines=["spine0", "spine1"])
+    t = topology.parse(topology.testbed_text(topo))
+    assert [l.name for l in t.leaves] == ["leaf0", "leaf1", "leaf2", "leaf3"]
+    assert t.switches["leaf3"].nodes == ["node07", "node08"] and t.uplinks("leaf2") == 2

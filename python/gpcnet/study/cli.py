@@ -83,7 +83,14 @@ def cmd_corun(args) -> int:
 
 
 def cmd_bully(args) -> int:
-    tree = topo_mod.read(args.topology)
+    if args.topology == "testbed":
+        from gpcnet.study.launch import running_testbed
+        text = topo_mod.testbed_text(running_testbed())
+        path = Path(args.output).with_suffix(".topology.conf")
+        path.write_text(text)
+        tree = topo_mod.parse(text, str(path))
+    else:
+        tree = topo_mod.read(args.topology)
     patterns = [p.strip() for p in args.patterns.split(",") if p.strip()]
     for p in patterns:
         if p not in bullies.PATTERNS:
@@ -133,7 +140,7 @@ def add_parser(sub) -> None:
                       description="Per repetition: the application alone, then beside each bully "
                                   "(pairs-light, pairs-full, bisection, incast) computed from a Slurm "
                                   "topology.conf, on the same nodes (spread over the leaves).")
-    p.add_argument("--topology", required=True, metavar="topology.conf", help="Slurm tree topology")
+    p.add_argument("--topology", required=True, metavar="topology.conf", help="Slurm tree topology, or 'testbed' for the running gpcnet testbed's")
     p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
                    help=f"comma-separated (default {','.join(bullies.PATTERNS)})")
     p.add_argument("--taper", type=float, metavar="T",

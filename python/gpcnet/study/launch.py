@@ -201,8 +201,12 @@ def read_nodes(hostfile: str | None, nodes: str | None, slurm: bool, testbed: bo
         if p.returncode:
             raise GpcnetError(f"scontrol show hostnames failed: {p.stderr.strip()}")
         return p.stdout.split()
+    return [h.name for h in running_testbed().hosts]
+
+
+def running_testbed():
     try:
         from gpcnet.testbed import launch as tb
     except ImportError:
-        raise GpcnetError("--testbed: this gpcnet has no testbed") from None
-    return [h.name for h in tb.current().hosts]
+        raise GpcnetError("this gpcnet has no testbed (`gpcnet testbed` is not available)") from None
+    return tb.current()

@@ -169,3 +169,16 @@ def read(path: str) -> Tree:
     except OSError as e:
         raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
     return parse(text, path)
+
+
+def testbed_text(topo) -> str:
+    """topology.conf of a `gpcnet testbed` fat-tree (its Topology object):
+    leaves with their hosts, every spine above every leaf."""
+    lines = ["# topology.conf of the gpcnet testbed (written by gpcnet study)"]
+    leaves = [s for s in topo.switches if s not in topo.spines]
+    for leaf in leaves:
+        hosts = [h.name for h in topo.hosts if h.leaf == leaf]
+        lines.append(f"SwitchName={leaf} Nodes={','.join(hosts)}")
+    for spine in topo.spines:
+        lines.append(f"SwitchName={spine} Switches={','.join(leaves)}")
+    return "\n".join(lines) + "\n"
