@@ -52,7 +52,7 @@ build_and_unit() {
 run_stage "C unit tests" build_and_unit
 run_stage "MPI integration tests (Open MPI)" python3 -m pytest -q tests/integration
 run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
-run_stage "gpcnet study (co-run, bullies, counters)" python3 -m pytest -q tests/studies
+run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi

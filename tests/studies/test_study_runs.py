@@ -186,3 +186,17 @@ def test_summary_normalises_to_setting_I_and_pairs_ci_app():
     assert ci[("I", "III")]["paired"] == [2.0, 2.0, 2.0] and ci[("I", "III")]["ratio_of_medians"] == 2.0
     assert s["failed"] == [{"id": "IV-r3", "error": "x"}]
     assert s["fit"]["slope"] == pytest.approx(5.0) and s["fit"]["r"] == pytest.approx(1.0)
+
+
+def test_resume_refuses_a_different_study(tmp_path, capsys, congestor_bin):
+    first = study(tmp_path, "corun", "--nodes", "n[1-6]", "-n", "1", "--rotations", "1", "--settings", "I",
+                  "--congestor-bin", congestor_bin, "--", "true")
+    assert run_cli(capsys, first)[0] == 0
+    other = study(tmp_path, "corun", "--resume", "--nodes", "n[1-6]", "-n", "2", "--rotations", "1",
+                  "--settings", "I", "--congestor-bin", congestor_bin, "--", "true")
+    code, _, err = run_cli(capsys, other)
+    assert code == 2 and "--resume with a different n (1 there, 2 now)" in err
+    same = study(tmp_path, "corun", "--resume", "--nodes", "n[1-6]", "-n", "1", "--rotations", "1",
+                 "--settings", "I", "--congestor-bin", congestor_bin, "--", "true")
+    code, out, _ = run_cli(capsys, same)
+    assert code == 0 and "resuming: 1 runs done, 0 to go" in out

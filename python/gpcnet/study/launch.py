@@ -85,7 +85,7 @@ class MpirunLauncher(Launcher):
     name = "mpirun"
 
     def mpirun(self) -> str:
-        exe = shutil.which("mpirun")
+        exe = shutil.which("mpirun.openmpi") or shutil.which("mpirun")
         if not exe:
             raise GpcnetError("no mpirun found; run scripts/setup.sh or choose --launcher srun")
         return exe
