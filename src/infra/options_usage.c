@@ -61,8 +61,8 @@ static void congestor_usage(const name_catalog_t *congestors, char *buf, size_t 
         "      --stop-file PATH       stop once PATH exists (checked every pass)\n"
         "      --start-file PATH      wait until PATH exists before congesting\n"
         "      --report-interval SEC  seconds between bandwidth lines (default 5)\n"
-        "      --flows FILE           instead of the kernels: point-to-point traffic along\n"
-        "                             'SRC DST' node-name lines (bullies of a topology)\n");
+        "      --flows FILE           instead of the kernels: point-to-point traffic\n"
+        "                             along 'SRC DST' node-name lines (bullies)\n");
     if (n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, common_tail, "network_congestor");
     if (n > 0 && (size_t)n < len)

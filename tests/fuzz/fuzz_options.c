@@ -58,6 +58,21 @@ static void check_accepted(const options_t *o, program_t program)
     FUZZ_CHECK(memchr(o->output_dir, '\0', sizeof(o->output_dir)) != NULL);
     FUZZ_CHECK(o->output_dir[0] != '\0');
     FUZZ_CHECK(memchr(o->json_path, '\0', sizeof(o->json_path)) != NULL);
+    FUZZ_CHECK(o->repeat >= 1 && o->repeat <= 1000);
+    FUZZ_CHECK(o->converge == 0.0 || (o->converge > 0.0 && o->converge < 1.0));
+    FUZZ_CHECK(o->congestor_bytes >= 8 && o->congestor_bytes <= 64L * 1024 * 1024 &&
+               o->congestor_bytes % 8 == 0);
+    FUZZ_CHECK(o->placement == PLACEMENT_SPLIT || o->placement == PLACEMENT_COLOCATED);
+    FUZZ_CHECK(isfinite(o->duration) && o->duration >= 0.0);
+    FUZZ_CHECK(isfinite(o->report_interval) && o->report_interval > 0.0);
+    FUZZ_CHECK(!(o->flows[0] && o->n_congestors));
+    if (program != PROGRAM_NETWORK_CONGESTOR) {
+        /* network_congestor's own settings keep their defaults. */
+        FUZZ_CHECK(o->duration == 0.0 && o->report_interval == 5.0);
+        FUZZ_CHECK(!o->start_file[0] && !o->stop_file[0] && !o->flows[0]);
+    } else {
+        FUZZ_CHECK(o->n_tests == 0 && o->converge == 0.0 && o->repeat == 1);
+    }
     if (program == PROGRAM_NETWORK_TEST) {
         /* Load-test-only settings keep their defaults. */
         FUZZ_CHECK(o->n_congestors == 0 && !o->seed_given && o->canary_fraction == 0.2);
@@ -69,7 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 16384)
         return 0;
-    program_t program = (data[0] & 1) ? PROGRAM_NETWORK_LOAD_TEST : PROGRAM_NETWORK_TEST;
+    static const program_t programs[] = {PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST,
+                                         PROGRAM_NETWORK_CONGESTOR};
+    program_t program = programs[data[0] % 3];
     size_t len = size - 1;
     char *buf = malloc(len + 1);
     memcpy(buf, data + 1, len);
