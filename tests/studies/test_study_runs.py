@@ -112,17 +112,25 @@ def test_failures_are_recorded_and_the_study_goes_on(tmp_path, capsys, congestor
     r = json.loads((tmp_path / "m.json").read_text())["runs"][0]
     assert r["status"] == "failed" and "application" in r["error"] and "/nonexistent/app" in r["error"]
 
-    dying = tmp_path / "dying-congestor"
-    dying.write_text("#!/bin/sh\nsleep 1\necho 'lost my network' >&2\nexit 4\n")
-    dying.chmod(0o755)
-    argv = study(tmp_path, "corun", "--nodes", "n[1-3]", "-n", "1", "--rotations", "1", "--settings", "I,III",
-                 "--congestor-bin", dying, "--", "sleep", "3", out="d.json")
-    code, out, err = run_cli(capsys, argv)
-    assert code == 1
-    runs = {r["id"]: r for r in json.loads((tmp_path / "d.json").read_text())["runs"]}
-    assert runs["I-r0"]["status"] == "ok"
-    assert runs["III-r0"]["status"] == "failed"
-    assert "congestor died" in runs["III-r0"]["error"] and "lost my network" in runs["III-r0"]["error"]
+    # A congestor that dies at once, and one that gets ready (writes its
+    # JSON, as network_congestor does after its setup) and dies a second
+    # into the application.
+    for name, script, when in (
+            ("early", "echo 'no such kernel' >&2\nexit 2\n", "before the application started"),
+            ("late", 'while [ "$1" != --json ]; do shift; done\necho "{}" > "$2"\nsleep 1.5\n'
+                     "echo 'lost my network' >&2\nexit 4\n", "s into the application")):
+        dying = tmp_path / f"congestor-{name}"
+        dying.write_text("#!/bin/sh\n" + script)
+        dying.chmod(0o755)
+        argv = study(tmp_path, "corun", "--nodes", "n[1-3]", "-n", "1", "--rotations", "1", "--settings", "I,III",
+                     "--congestor-bin", dying, "--", "sleep", "4", out=f"{name}.json")
+        code, out, err = run_cli(capsys, argv)
+        assert code == 1
+        runs = {r["id"]: r for r in json.loads((tmp_path / f"{name}.json").read_text())["runs"]}
+        assert runs["I-r0"]["status"] == "ok"
+        assert runs["III-r0"]["status"] == "failed"
+        assert "congestor died" in runs["III-r0"]["error"] and when in runs["III-r0"]["error"]
+        assert ("lost my network" if name == "late" else "no such kernel") in runs["III-r0"]["error"]
 
 
 def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, congestor_bin):

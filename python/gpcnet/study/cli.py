@@ -28,7 +28,8 @@ def _common(p) -> None:
                    help="extra arguments for every mpirun/srun, e.g. \"--mca btl tcp,self\"")
     p.add_argument("--congestor-bin", metavar="PATH", help="network_congestor (default: PATH, then build/)")
     p.add_argument("--congestor-warmup", type=float, default=2.0, metavar="SEC",
-                   help="seconds the congestor runs before the application starts (default 2)")
+                   help="seconds the congestor runs, once ready (its JSON written), before the application "
+                        "starts (default 2)")
     p.add_argument("--fom-regex", metavar="REGEX",
                    help="figure of merit: first group of this regex in the application's stdout")
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
@@ -63,6 +64,7 @@ def _config(args, study: str, **more) -> dict:
             "rotations": args.rotations, "launcher": args.launcher,
             "congestor_bin": runner.find_congestor(args.congestor_bin),
             "congestor_warmup": args.congestor_warmup, "congestor_stop_timeout": 30.0,
+            "congestor_start_timeout": 120.0,
             "fom_regex": args.fom_regex, "timeout": args.timeout,
             "counters": args.counters == "auto", "stall_threshold": args.stall_threshold, **more}
 

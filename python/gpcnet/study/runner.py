@@ -126,6 +126,15 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                                  "--json", str(cjson)], f"congestor-{rid}")
             rec["congestor_command"] = ccmd
             cong = _spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
+            # Ready when its JSON appears (written once its setup is done,
+            # just before it congests); then the warm-up.
+            t_start = time.monotonic()
+            while not cjson.exists() and cong.poll() is None:
+                if time.monotonic() - t_start > cfg.get("congestor_start_timeout", 120):
+                    raise RunFailed(f"congestor not ready after {cfg.get('congestor_start_timeout', 120):g} s "
+                                    "(no JSON from it): " + _tail(workdir / f"congestor-{rid}.err"))
+                time.sleep(0.05)
+            rec["congestor_ready_s"] = time.monotonic() - t_start
             t_end = time.monotonic() + cfg["congestor_warmup"]
             while time.monotonic() < t_end and cong.poll() is None:
                 time.sleep(0.1)
