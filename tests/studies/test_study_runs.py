@@ -182,13 +182,14 @@ def test_summary_normalises_to_setting_I_and_pairs_ci_app():
     times = {"I": [1.0, 2.0, 3.0], "II": [2.0, 2.0, 2.0], "III": [2.0, 4.0, 6.0], "IV": [3.0, 5.0, 4.0]}
     for s, ts in times.items():
         for k, t in enumerate(ts):
-            runs.append({"id": f"{s}-r{k}", "setting": s, "rotation": k, "status": "ok", "wall_s": t,
+            runs.append({"id": f"{s}-r{k}", "setting": s, "rotation": k, "status": "ok", "wall_s": t, "fom": 10 * t,
                          "counters": {"switch_stall": {"leaf0": {"stall_ratio": t / 10}}}})
     runs.append({"id": "IV-r3", "setting": "IV", "rotation": 3, "status": "failed", "error": "x"})
     doc = {"kind": "gpcnet_study", "config": {"study": "corun", "settings": list(times)}, "runs": runs}
     s = report.summarise(doc)
     assert s["baseline_median_s"] == 2.0
     assert s["settings"]["III"]["stats"] == {"min": 1.0, "q1": 1.5, "median": 2.0, "q3": 2.5, "max": 3.0}
+    assert s["settings"]["III"]["median_fom"] == 40.0
     ci = {(c["isolated"], c["congested"]): c for c in s["ci_app"]}
     assert ci[("II", "IV")]["paired"] == [1.5, 2.5, 2.0] and ci[("II", "IV")]["median_paired"] == 2.0
     assert ci[("I", "III")]["paired"] == [2.0, 2.0, 2.0] and ci[("I", "III")]["ratio_of_medians"] == 2.0

@@ -70,7 +70,9 @@ def summarise(study: dict) -> dict:
         t = sorted(times[s])
         norm = [x / ref for x in t] if ref else []
         q = statistics.quantiles(norm, n=4, method="inclusive") if len(norm) >= 2 else norm * 3
+        foms = [r["fom"] for r in ok if r["setting"] == s and r.get("fom") is not None]
         out["settings"][s] = {"runs": len(t), "median_s": statistics.median(t) if t else None,
+                              "median_fom": statistics.median(foms) if foms else None,
                               "normalised": norm,
                               "stats": ({"min": norm[0], "q1": q[0], "median": statistics.median(norm),
                                          "q3": q[-1], "max": norm[-1]} if norm else None)}
@@ -159,12 +161,12 @@ def render_study(path: str) -> str:
              f"{html.escape(' '.join(cfg['congestor_args']))}; baseline median "
              f"{_f(s['baseline_median_s'])} s (setting {s['baseline']}).</p>",
              "<h2>Normalised execution time</h2><table><tr><th>setting</th><th>runs</th><th>median s</th>"
-             "<th>min</th><th>q1</th><th>median</th><th>q3</th><th>max</th></tr>"]
+             "<th>min</th><th>q1</th><th>median</th><th>q3</th><th>max</th><th>median figure of merit</th></tr>"]
     for name, v in s["settings"].items():
         st = v["stats"] or {}
         parts.append(f"<tr><td>{name}</td><td>{v['runs']}</td><td>{_f(v['median_s'])}</td>"
                      + "".join(f"<td>{_f(st.get(k))}</td>" for k in ("min", "q1", "median", "q3", "max"))
-                     + "</tr>")
+                     + f"<td>{_f(v['median_fom'], '{:.6g}')}</td></tr>")
     parts.append("</table>")
     if any(v["normalised"] for v in s["settings"].values()):
         parts.append(_svg(box_figure(s, title)))
