@@ -85,6 +85,8 @@ def cmd_corun(args) -> int:
 
 
 def cmd_bully(args) -> int:
+    if args.hostfile or args.nodes or args.slurm or args.testbed:
+        raise GpcnetError("bully: the nodes come from --topology; drop --nodes/--hostfile/--slurm/--testbed")
     if args.topology == "testbed":
         from gpcnet.study.launch import running_testbed
         text = topo_mod.testbed_text(running_testbed())
