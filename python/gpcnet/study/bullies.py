@@ -114,7 +114,7 @@ def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=Non
         for leaf in order:
             lst = free[leaf]
             if slot < len(lst) and len(app) < n_app:
-                app.append(lst[(slot + repeat) % len(lst)] if len(lst) else None)
+                app.append(lst[(slot + repeat) % len(lst)])
         slot += 1
     flows = _flows(tree, pattern, {l: bully_nodes.get(l, []) for l in bully_nodes}, taper) if pattern else []
     used = sorted({n for f in flows for n in f}, key=tree.nodes.index)

@@ -31,7 +31,7 @@ IB_FIELDS = ("port_xmit_data", "port_rcv_data", "port_xmit_wait", "port_xmit_pac
 # drivers 32-bit): a decrease is taken as one wrap at the smallest width
 # that explains it.
 IB_SATURATED = 2 ** 32 - 1
-DEFAULT_STALL_THRESHOLD = 1_000_000   # data units moved (IB: 4-byte words, tc: packets x 1000 / see docs)
+DEFAULT_STALL_THRESHOLD = 1_000_000   # port_xmit_data units (4-byte words): 4 MB
 
 
 def _read_int(path: Path):
