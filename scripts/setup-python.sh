@@ -49,4 +49,7 @@ if ! python3 -m pip install --quiet -e "$repo/python[test]" </dev/null 2>"$log";
         exit 1
     fi
 fi
+# The testbed (`gpcnet testbed`): Slurm, munge, namespaces tools, pyroute2.
+bash "$repo/scripts/setup-testbed.sh"
+
 echo "setup-python: done ($(python3 -m gpcnet --version 2>/dev/null || echo 'gpcnet not importable'))"

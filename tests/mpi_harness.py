@@ -48,6 +48,14 @@ def mpi_env(extra=None) -> dict:
     return env
 
 
+def preload_env(library) -> dict:
+    """Environment that preloads `library` into the ranks. An ASan build
+    checks that its runtime comes first; a test preload is fine after it."""
+    asan = os.environ.get("ASAN_OPTIONS")
+    return {"LD_PRELOAD": str(library),
+            "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"}
+
+
 def run(np: int, program: str, *args, timeout: float = 240, env=None, cwd=None):
     """Run program on np ranks; returns CompletedProcess (text)."""
     cmd = launcher(np) + [str(binary(program))] + [str(a) for a in args]

@@ -7,7 +7,9 @@ bandwidth down, Congestion Impact up.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 from gpcnet import results
@@ -24,17 +26,17 @@ class Metric:
     better: str  # "lower" or "higher"
 
 
-def metrics(doc: dict) -> dict:
-    """Metric -> value for every canary value and CI in a document."""
+def metrics(doc: dict, repetition: int = results.FIRST) -> dict:
+    """Metric -> value for every canary value and CI of one repetition of a document."""
     out = {}
     for table_id, phase in _PHASES:
-        t = results.table(doc, table_id)
+        t = results.table(doc, table_id, repetition)
         for row in (t["rows"] if t else []):
             for stat, stat_label in _STATS:
                 m = Metric((table_id, row["test"], stat), f"{phase} {row['name']} {stat_label}",
                            row["unit"], row["better"])
                 out[m] = row[stat]
-    for entry in doc.get("impact") or []:
+    for entry in results.impacts(doc, repetition):
         for stat, stat_label in _STATS:
             # CI >= 1 means harm, so a larger CI is always worse.
             m = Metric(("impact", entry["test"], stat), f"CI {entry['name']} {stat_label}", "x", "lower")
@@ -68,19 +70,77 @@ def context_notes(labelled_docs: list) -> list:
     return notes
 
 
+def run_labels(paths: list) -> list:
+    """Short names for runs: the file name without extension, or, for runs
+    whose file names repeat, the shortest part of their paths that tells
+    them apart: o1/network_load_test.json and o2/network_load_test.json
+    are "o1" and "o2"."""
+    stems = [Path(p).stem for p in paths]
+    labels = list(stems)
+    for stem in dict.fromkeys(stems):
+        group = [i for i, s in enumerate(stems) if s == stem]
+        if len(group) == 1:
+            continue
+        names = _distinguish([paths[i] for i in group])
+        # A directory name can equal another run's file name: qualify.
+        if any(n in stems for n in names):
+            names = [f"{n}/{stem}" for n in names]
+        for i, name in zip(group, names):
+            labels[i] = name
+    return labels
+
+
+def _distinguish(paths: list) -> list:
+    # Directories compared in absolute form, so that "x.json" and
+    # "../b/x.json" are told apart by what they name.
+    dirs = [Path(os.path.abspath(p)).parent.parts for p in paths]
+    common = len(os.path.commonprefix(dirs))
+    rest = [d[common:] for d in dirs]
+    # The first directory where the paths part: o1/x.json, o2/x.json and
+    # runs/o1/out/x.json, runs/o2/out/x.json -> o1, o2.
+    if all(rest):
+        first = [r[0] for r in rest]
+        if len(set(first)) == len(first):
+            return first
+        joined = ["/".join(r) for r in rest]
+        if len(set(joined)) == len(joined):
+            return joined
+    # One path is inside another's directory: the shortest unique tails.
+    for k in range(1, max(len(d) for d in dirs) + 1):
+        tails = ["/".join(d[-k:]) for d in dirs]
+        if len(set(tails)) == len(tails):
+            return tails
+    # The same file given more than once.
+    return [f"{Path(paths[0]).stem}#{n}" for n in range(1, len(paths) + 1)]
+
+
+# A ratio column is headed "run/baseline" while that stays this short, so
+# that a two-run comparison fits in 80 columns; else "ratio", explained
+# under the table.
+_RATIO_HEAD_MAX = 11
+
+
 def _fmt(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
-def compare(labelled_docs: list, fail_if_worse: Optional[float] = None) -> tuple:
-    """Return (report text, list of regression lines)."""
-    per_run = [metrics(doc) for _, doc in labelled_docs]
+def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
+            repetition: int = results.FIRST) -> tuple:
+    """Return (report text, list of regression lines).
+
+    Documents with several repetitions are compared on one of them
+    (repetition 1 unless asked), and a note says so.
+    """
+    for label, doc in labelled_docs:
+        results.check_repetition(doc, repetition, label)
+    per_run = [metrics(doc, repetition) for _, doc in labelled_docs]
     order = list(dict.fromkeys(m for run in per_run for m in run))
     labels = [label for label, _ in labelled_docs]
 
     head = ["Metric", "Unit", labels[0]]
     for label in labels[1:]:
-        head += [label, f"{label}/{labels[0]}"]
+        ratio_head = f"{label}/{labels[0]}"
+        head += [label, ratio_head if len(ratio_head) <= _RATIO_HEAD_MAX else "ratio"]
     body = []
     for m in order:
         base = per_run[0].get(m)
@@ -105,5 +165,10 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None) -> tuple
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
              for row in [head] + body]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    text = "\n".join(lines + [""] + context_notes(labelled_docs)).rstrip() + "\n"
+    notes = [results.repetition_note(label, doc, repetition) for label, doc in labelled_docs]
+    legend = []
+    if "ratio" in head[3:]:
+        legend = [f"ratio = the value to its left / the value of {labels[0]} (the baseline)"]
+    notes = legend + [n for n in notes if n] + context_notes(labelled_docs)
+    text = "\n".join(lines + [""] + notes).rstrip() + "\n"
     return text, regressions

@@ -47,7 +47,7 @@ def _stairs(bins: list) -> tuple:
     return np.array(edges), np.array(heights)
 
 
-def _readable_log_ticks(axis, span_decades: float = 2.0):
+def readable_log_ticks(axis, span_decades: float = 2.0):
     """Label a log axis 1, 2, 5, 10, ... (or only powers of ten over a wide
     range) instead of matplotlib's mantissa-times-power labels, which
     collide on narrow ranges."""
@@ -57,7 +57,7 @@ def _readable_log_ticks(axis, span_decades: float = 2.0):
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
-def _decades(lo: float, hi: float) -> float:
+def decades(lo: float, hi: float) -> float:
     return float(np.log10(hi / lo)) if lo > 0 and hi > lo else 0.0
 
 
@@ -66,28 +66,34 @@ def _mark(ax, value: Optional[float], color: str, style: str, label: str):
         ax.axvline(value, color=color, linestyle=style, linewidth=1.2, label=f"{label} {value:.4g}")
 
 
-def histogram_figure(doc: dict, tests: Optional[list] = None) -> Figure:
-    """One column per test; rows isolated and (load test) loaded, sharing a log x-axis."""
-    tests = tests or results.canary_tests(doc)
-    phases = [p for p in PHASES if results.table(doc, p[0]) is not None]
-    fig = Figure(figsize=(4.8 * len(tests), 2.2 * len(phases) + 0.6), layout="constrained")
+def hist_panel(ax, row: Optional[dict], color: str, note: str = "") -> None:
+    """One result's histogram on a log x-axis, Avg (solid) and 99% (dashed)
+    marked; `note` is added under the sample count in the legend."""
+    hist = row.get("histogram") if row else None
+    ax.set_xscale("log")
+    if not hist or not hist["bins"]:
+        ax.text(0.5, 0.5, "no histogram", transform=ax.transAxes, ha="center", va="center")
+        return
+    edges, heights = _stairs(hist["bins"])
+    ax.stairs(heights, edges, fill=True, color=color, alpha=0.35)
+    ax.stairs(heights, edges, color=color, linewidth=0.8)
+    _mark(ax, row["avg"], "black", "-", "Avg")
+    _mark(ax, row["p99"], "black", "--", "99%")
+    ax.legend(fontsize=7, loc="upper right", title=f"{row['samples']} samples{note}", title_fontsize=7)
+
+
+def histogram_grid(doc: dict, tests: list, phases: list, repetition: int, row_height: float = 2.2,
+                   note=lambda table_id, test: "") -> Figure:
+    """One column per test, one row per (table id, label, colour) in `phases`;
+    the panels of a column share their log x-axis. `note(table_id, test)`
+    adds a line to a panel's legend."""
+    fig = Figure(figsize=(4.8 * len(tests), row_height * len(phases) + 0.6), layout="constrained")
     axes = fig.subplots(len(phases), len(tests), sharex="col", squeeze=False)
     for col, test in enumerate(tests):
         for row_i, (table_id, label, color) in enumerate(phases):
             ax = axes[row_i][col]
-            row = results.row(doc, table_id, test)
-            hist = row.get("histogram") if row else None
-            ax.set_xscale("log")
-            if not hist or not hist["bins"]:
-                ax.text(0.5, 0.5, "no histogram", transform=ax.transAxes, ha="center", va="center")
-            else:
-                edges, heights = _stairs(hist["bins"])
-                ax.stairs(heights, edges, fill=True, color=color, alpha=0.35)
-                ax.stairs(heights, edges, color=color, linewidth=0.8)
-                _mark(ax, row["avg"], "black", "-", "Avg")
-                _mark(ax, row["p99"], "black", "--", "99%")
-                ax.legend(fontsize=7, loc="upper right", title=f"{row['samples']} samples",
-                          title_fontsize=7)
+            row = results.row(doc, table_id, test, repetition)
+            hist_panel(ax, row, color, note(table_id, test))
             ax.set_ylabel(f"{label}\nfraction of samples", fontsize=8)
             ax.tick_params(labelsize=7)
             if row_i == 0:
@@ -97,26 +103,34 @@ def histogram_figure(doc: dict, tests: Optional[list] = None) -> Figure:
                 ax.set_xlabel(unit, fontsize=8)
                 # The panels of a column share this axis; set ticks once its range is final.
                 ax.autoscale_view()
-                _readable_log_ticks(ax.xaxis, _decades(*ax.get_xlim()))
+                readable_log_ticks(ax.xaxis, decades(*ax.get_xlim()))
     return fig
 
 
-def ci_figure(doc: dict) -> Figure:
+def histogram_figure(doc: dict, tests: Optional[list] = None, repetition: int = results.FIRST) -> Figure:
+    """One column per test; rows isolated and (load test) loaded, sharing a log x-axis."""
+    tests = tests or results.canary_tests(doc, repetition)
+    phases = [p for p in PHASES if results.table(doc, p[0], repetition) is not None]
+    return histogram_grid(doc, tests, phases, repetition)
+
+
+def ci_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
     """CI (Avg and 99%) per canary on a log axis beside the published systems
     at the closest PPort, as in the paper's Figure 11."""
-    if not doc.get("impact"):
+    entries = results.impacts(doc, repetition)
+    if not entries:
         raise GpcnetError("no Congestion Impact in this document (network_test measures none)")
     pport, _ = results.pport(doc)
     neighbours = reference.closest_per_system(pport) if pport is not None else []
-    metrics = [(m, t) for m, t in catalog.PAPER_METRICS.items() if results.impact(doc, t)]
-    extra = [e["test"] for e in doc["impact"] if e["test"] not in catalog.PAPER_METRICS.values()]
+    metrics = [(m, t) for m, t in catalog.PAPER_METRICS.items() if results.impact(doc, t, repetition)]
+    extra = [e["test"] for e in entries if e["test"] not in catalog.PAPER_METRICS.values()]
     panels = metrics + [(None, t) for t in extra]
     here = f"This run\n({doc['environment']['nodes']} nodes, {pport:g} PPort)" if pport else "This run"
     fig = Figure(figsize=(max(5.0, 0.55 * (len(neighbours) + 1)) * len(panels) / 1.2, 5.2),
                  layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (metric, test) in zip(axes, panels):
-        entry = results.impact(doc, test)
+        entry = results.impact(doc, test, repetition)
         labels = [here]
         avg = [results.ci(entry, "avg")]
         p99 = [results.ci(entry, "p99")]
@@ -143,7 +157,7 @@ def ci_figure(doc: dict) -> Figure:
         ax.tick_params(axis="y", labelsize=7)
         ax.legend(fontsize=7)
         ax.autoscale_view()
-        _readable_log_ticks(ax.yaxis, _decades(*ax.get_ylim()))
+        readable_log_ticks(ax.yaxis, decades(*ax.get_ylim()))
     return fig
 
 
@@ -152,7 +166,9 @@ def impact_matrix_figure(doc: dict) -> Figure:
     matrix = doc.get("impact_matrix")
     if not matrix:
         raise GpcnetError("no impact_matrix in this document")
-    rows = ["+".join(s) if s else "(none)" for s in matrix["congestor_sets"]]
+    rows = [results.congestor_set_label(s, matrix["congestor_sets"]) for s in matrix["congestor_sets"]]
+    reps = results.matrix_repetitions(doc)
+    mean = f" (mean of {reps} repetitions)" if reps > 1 else ""
     cols = [catalog.short_name(t) for t in matrix["tests"]]
     fig = Figure(figsize=(2.0 + 2.4 * len(cols), 1.2 + 0.45 * len(rows)), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False)[0]
@@ -173,10 +189,10 @@ def impact_matrix_figure(doc: dict) -> Figure:
         ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=7)
         ax.set_yticks(np.arange(len(rows)) + 0.5)
         ax.set_yticklabels(rows, fontsize=7)
-        ax.set_title(f"Congestion Impact, {title}", fontsize=9)
+        ax.set_title(f"Congestion Impact, {title}{mean}", fontsize=9)
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.solids.set_rasterized(False)  # keep the SVG free of embedded bitmaps
-        _readable_log_ticks(bar.ax.yaxis, _decades(*bar.ax.get_ylim()))
+        readable_log_ticks(bar.ax.yaxis, decades(*bar.ax.get_ylim()))
     return fig
 
 

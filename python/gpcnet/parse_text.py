@@ -313,6 +313,12 @@ def _first_number(raw: str) -> float:
 
 def parse_text(text: str, where: str) -> dict:
     """Parse GPCNeT text output into a results document (not yet validated)."""
+    # Sweep and repeat runs print tables the one-run document cannot hold;
+    # their JSON has everything, so send the user there.
+    study = re.search(r"^\s*(congestor sweep = yes|repeat = [0-9]+ \(|Repetition 1 of [0-9]+)", text, re.M)
+    if study:
+        raise GpcnetError(f"{where}: text output of --congestor-sweep / --repeat runs is not parsed "
+                          "(found '" + study.group(1).strip(" (") + "'); use the JSON the run wrote")
     p = _Parser(text, where)
     p.scan()
     kind, version = p.header

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from gpcnet import __version__, catalog, figures, reference, results
+from gpcnet import __version__, catalog, figures, reference, report_study, results
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 78em; color: #222; padding: 0 1em; }
@@ -90,13 +90,16 @@ def summary(doc: dict) -> str:
         f"{env.get('ppn_min')}–{env.get('ppn_max')}"
     emulated = cfg.get("emulated_nodes")
     mix = cfg.get("congestors")
+    # With --repeat each repetition has its own seed; list them all.
+    rep_seeds = [r.get("seed") for r in doc.get("repetitions") or []]
+    seed = ", ".join(map(str, rep_seeds)) if len(rep_seeds) > 1 else cfg.get("seed")
     pairs = [
         ("Program", f"{_e(doc['program'])} {_e(doc['version'])}"),
         ("Source", "run" if doc["source"] == "run" else "parsed from text output"),
         ("Status", _e(doc["status"])),
         ("Started / finished (UTC)", f"{_or_unknown(doc.get('started_at'))} / {_or_unknown(doc.get('finished_at'))}"),
         ("Official default configuration", official_text),
-        ("Placement seed", _or_unknown(cfg.get("seed")) +
+        ("Placement seed" + (" per repetition" if len(rep_seeds) > 1 else ""), _or_unknown(seed) +
          (f" (from {_e(cfg['seed_source'])})" if cfg.get("seed_source") else "")),
         ("Ring seed", _or_unknown(cfg.get("ring_seed"))),
         ("Nodes / ranks", f"{env['nodes']} / {env['ranks']}"),
@@ -118,10 +121,16 @@ def summary(doc: dict) -> str:
             ("Congestor mix", _or_unknown(None if mix is None else
                                           [f"{c['name']} ×{c['weight']}" for c in mix])),
         ]
+        study = (["congestor sweep"] if cfg.get("congestor_sweep") else []) + \
+                (["repeat"] if (cfg.get("repeat") or 1) > 1 else [])
+        if study:
+            pairs.append(("Study", _e(", ".join(f"{n} ({cfg['repeat']} repetitions)" if n == "repeat" else n
+                                              for n in study))))
     parts.append(_kv_table(pairs))
     placement = doc.get("placement")
     if placement:
         parts.append(_placement(placement))
+    parts.append(report_study.repetitions_summary(doc))
     return "\n".join(parts)
 
 
@@ -147,7 +156,7 @@ def _placement(p: dict) -> str:
     return out
 
 
-def result_table(table: dict, verbose: bool) -> str:
+def result_table(table: dict, verbose: bool, suffix: str = "") -> str:
     """A table with the columns of the text output (default or verbose)."""
     cols = ["min", "max", "avg", "avg_worst", "p99", "p999"] if verbose else ["avg", "p99"]
     names = {"min": "Min", "max": "Max", "avg": "Avg", "avg_worst": "Avg(Worst)", "p99": "99%", "p999": "99.9%"}
@@ -155,14 +164,14 @@ def result_table(table: dict, verbose: bool) -> str:
     rows = "".join(
         f'<tr><td class="name">{_e(r["name"])}</td>' + "".join(_num(r[c]) for c in cols) +
         f"<td class=\"unit\">{_e(r['unit'])}</td></tr>" for r in table["rows"])
-    return f'<table class="gpcnet" id="table-{_e(table["id"])}"><caption>{_e(table["title"])}</caption>{head}{rows}</table>'
+    return f'<table class="gpcnet" id="table-{_e(table["id"])}{suffix}"><caption>{_e(table["title"])}</caption>{head}{rows}</table>'
 
 
-def impact_table(doc: dict) -> str:
+def impact_table(doc: dict, repetition: int = results.FIRST, suffix: str = "") -> str:
     """Key Results: the printed CI (from the one-decimal values, as the
     reference computes it), with the unrounded ratio on hover."""
     rows = ""
-    for e in doc["impact"]:
+    for e in results.impacts(doc, repetition):
         cells = ""
         for stat in ("avg", "p99"):
             shown = e.get(f"{stat}_printed")
@@ -170,7 +179,7 @@ def impact_table(doc: dict) -> str:
             title = f' title="unrounded {exact!r}"' if exact is not None else ""
             cells += f'<td class="num"{title}>{"–" if shown is None else f"{shown:.1f}X"}</td>'
         rows += f'<tr><td class="name">{_e(e["name"])}</td>{cells}</tr>'
-    return ('<table class="gpcnet" id="table-impact"><caption>Network Tests running with Congestion Tests - '
+    return (f'<table class="gpcnet" id="table-impact{suffix}"><caption>Network Tests running with Congestion Tests - '
             'Key Results</caption><tr><th rowspan="2">Name</th><th colspan="2">Congestion Impact Factor</th></tr>'
             f"<tr><th>Avg</th><th>99%</th></tr>{rows}</table>")
 
@@ -188,6 +197,17 @@ class _Figures:
                 f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
+def _run_tables(doc: dict, verbose: bool, repetition: int, suffix: str) -> str:
+    """One repetition's canary tables (isolated, each congestor alone, all
+    together) and its Key Results, in the order the text output prints them."""
+    main = [t for t in doc["tables"] if results.repetition_of(t) == repetition and
+            (t["id"] in ("isolated", "loaded") or t["id"].startswith("loaded_by:"))]
+    body = "".join(result_table(t, verbose, suffix) for t in main)
+    if results.impacts(doc, repetition):
+        body += impact_table(doc, repetition, suffix)
+    return body
+
+
 def _section(section_id: str, title: str, body: str) -> str:
     return f'<section id="{section_id}"><h2>{_e(title)}</h2>\n{body}\n</section>'
 
@@ -198,10 +218,17 @@ def render(doc: dict, source_name: str) -> str:
     verbose = bool(doc["config"].get("verbose"))
     sections = [_section("summary", "Run summary", summary(doc))]
 
-    main_tables = [t for t in doc["tables"] if t["id"] in ("isolated", "loaded")]
-    body = "".join(result_table(t, verbose) for t in main_tables)
-    if doc.get("impact"):
-        body += impact_table(doc)
+    reps = results.repetitions(doc)
+    which = f" Repetition {results.FIRST} of {len(reps)}." if len(reps) > 1 else ""
+    body = _run_tables(doc, verbose, results.FIRST, "")
+    if len(reps) > 1:
+        seeds = {r["repetition"]: r.get("seed") for r in doc.get("repetitions") or []}
+        body = (f'<p class="note">Repetition {results.FIRST} of {len(reps)}; the others follow, folded.</p>'
+                + body)
+        for rep in reps[1:]:
+            seed = f" (seed {seeds[rep]})" if seeds.get(rep) is not None else ""
+            body += (f'<details id="repetition-{rep}"><summary>Repetition {rep}{_e(seed)}</summary>'
+                     f"{_run_tables(doc, verbose, rep, f'-r{rep}')}</details>")
     sections.append(_section("results", "Results", body or "<p>No table has finished yet.</p>"))
 
     tests = results.canary_tests(doc)
@@ -216,31 +243,43 @@ def render(doc: dict, source_name: str) -> str:
         body = '<div class="figrow">' + "".join(
             figs.embed(figures.histogram_figure(doc, [t]), f"hist-{t}",
                        f"{catalog.display_name(t)}: distribution of fine-grained samples, {what}, "
-                       "with Avg (solid) and 99% (dashed) marked.") for t in tests) + "</div>"
+                       "with Avg (solid) and 99% (dashed) marked." + which) for t in tests) + "</div>"
     sections.append(_section("histograms", "Distributions", body))
 
-    if doc.get("impact"):
+    if results.sweep_kernels(doc) and results.has_histograms(doc):
+        sections.append(_section("sweep", "Congestor sweep", report_study.sweep_section(doc, figs)))
+
+    if results.impacts(doc):
         pport, note = results.pport(doc)
         neighbours = reference.closest_per_system(pport) if pport is not None else []
         caption = ("Congestion Impact (Avg and 99%, log scale) of this run (hatched) beside the published "
                    "systems at the PPort closest to this run's"
-                   + (f" ({note})" if note else "") + ": " + "; ".join(p.label for p in neighbours) + ".")
+                   + (f" ({note})" if note else "") + ": " + "; ".join(p.label for p in neighbours) + "." + which)
         body = figs.embed(figures.ci_figure(doc), "ci", caption)
         body += ('<p class="note">Published CI is computed from the SC\'19 paper Table 2 and the HPE white paper: '
                  "loaded / isolated for latency and Allreduce, isolated / loaded for bandwidth.</p>")
         sections.append(_section("impact", "Congestion Impact", body))
 
-    congestor_tables = [t for t in doc["tables"]
-                        if t["id"] == "isolated_congestors" or t["id"].startswith("congestors_during:")]
+    congestor_tables = [t for t in doc["tables"] if results.repetition_of(t) == results.FIRST and (
+        t["id"] == "isolated_congestors" or t["id"].startswith("congestors_during:"))]
     if congestor_tables:
-        body = "".join(result_table(t, verbose) for t in congestor_tables)
+        # Sweep cells (congestors_during:<kernel>:<test>) are folded away under their kernel.
+        together = [t for t in congestor_tables if t["id"].count(":") < 2]
+        body = "".join(result_table(t, verbose) for t in together)
+        for kernel in results.sweep_kernels(doc):
+            alone = [t for t in congestor_tables if t["id"].startswith(f"congestors_during:{kernel}:")]
+            if alone:
+                body += (f"<details><summary>{_e(catalog.display_name(kernel))} alone (sweep)</summary>"
+                         + "".join(result_table(t, verbose) for t in alone) + "</details>")
+        if len(reps) > 1:
+            body += f'<p class="note">Repetition {results.FIRST}; the JSON has every repetition\'s.</p>'
         sections.append(_section("congestors", "Congestor performance", body))
 
     if doc.get("impact_matrix"):
-        sections.append(_section("impact-matrix", "Impact matrix", _matrix(doc, figs)))
+        sections.append(_section("impact-matrix", "Impact matrix", report_study.matrix_section(doc, figs)))
 
     if doc.get("repeats"):
-        sections.append(_section("repeats", "Repeatability", _repeats(doc["repeats"])))
+        sections.append(_section("repeats", "Repeatability", report_study.repeats_section(doc, figs)))
 
     title = f"GPCNeT {doc['program']} report"
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -249,26 +288,3 @@ def render(doc: dict, source_name: str) -> str:
             f"\n<footer>Generated by gpcnet {_e(__version__)} from {_e(source_name)} "
             f"(results schema {_e(doc['schema'])} v{doc['schema_version']}).</footer>\n</body>\n</html>\n")
 
-
-def _matrix(doc: dict, figs: _Figures) -> str:
-    m = doc["impact_matrix"]
-    head = "<tr><th>Congestors</th>" + "".join(
-        f"<th>{_e(catalog.short_name(t))} Avg</th><th>{_e(catalog.short_name(t))} 99%</th>" for t in m["tests"]) + "</tr>"
-    rows = ""
-    for i, sets in enumerate(m["congestor_sets"]):
-        cells = "".join(f"<td class=\"num\">{'–' if m[s][i][j] is None else f'{m[s][i][j]:.2f}'}</td>"
-                        for j in range(len(m["tests"])) for s in ("avg", "p99"))
-        label = " + ".join(catalog.short_name(c) for c in sets) or "(none)"
-        rows += f'<tr><td class="name">{_e(label)}</td>{cells}</tr>'
-    table = f'<table class="gpcnet" id="table-impact-matrix"><caption>Congestion Impact per congestor set</caption>{head}{rows}</table>'
-    return table + figs.embed(figures.impact_matrix_figure(doc), "impact-matrix",
-                              "Congestion Impact of each congestor set (rows) on each canary (columns), "
-                              "as in the paper's Figures 4 and 5.")
-
-
-def _repeats(rep: dict) -> str:
-    rows = "".join(f'<tr><td class="name">{_e(catalog.display_name(t))}</td>'
-                   + "".join('<td class="num">–</td>' if v[s] is None else f'<td class="num">{100 * v[s]:.1f}%</td>'
-                             for s in ("avg", "p99")) + "</tr>" for t, v in rep["cv"].items())
-    return (f"<p>{rep['runs']} repeated runs; run-to-run coefficient of variation:</p>"
-            f'<table class="gpcnet"><tr><th>Test</th><th>Avg CV</th><th>99% CV</th></tr>{rows}</table>')

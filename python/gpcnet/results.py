@@ -3,22 +3,54 @@
 The commands ask the same questions of a document (a row of a table, the
 CI of a canary, the PPort); answering them in one place keeps the commands
 free of dictionary plumbing and of the run/text differences.
+
+With --repeat a document holds every repetition's tables and impact
+entries, each tagged "repetition" (1-based). Every accessor here answers
+for ONE repetition, repetition 1 unless asked otherwise, so a view of a
+single run never mixes repetitions; the across-repetition statistics are
+the document's "repeats" section.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
+from gpcnet import catalog
+from gpcnet.errors import GpcnetError
 
-def table(doc: dict, table_id: str) -> Optional[dict]:
+
+FIRST = 1  # the repetition that single-run views (tables, figures, compare) show
+
+
+def repetition_of(item: dict) -> int:
+    """Repetition number of a table or impact entry; documents written
+    without --repeat (or before it existed) have only repetition 1."""
+    return item.get("repetition", FIRST)
+
+
+def repetitions(doc: dict) -> list[int]:
+    """Repetition numbers present in the document, in order ([1] without --repeat)."""
+    found = {repetition_of(t) for t in doc["tables"]} | {repetition_of(e) for e in doc.get("impact") or []}
+    return sorted(found) or [FIRST]
+
+
+def check_repetition(doc: dict, repetition: int, where: str) -> None:
+    """Refuse a repetition the document does not have, naming those it has."""
+    have = repetitions(doc)
+    if repetition not in have:
+        listed = f"1 to {have[-1]}" if have == list(range(1, have[-1] + 1)) else ", ".join(map(str, have))
+        raise GpcnetError(f"{where}: no repetition {repetition}; it has {listed}")
+
+
+def table(doc: dict, table_id: str, repetition: int = FIRST) -> Optional[dict]:
     for t in doc["tables"]:
-        if t["id"] == table_id:
+        if t["id"] == table_id and repetition_of(t) == repetition:
             return t
     return None
 
 
-def row(doc: dict, table_id: str, test: str) -> Optional[dict]:
-    t = table(doc, table_id)
+def row(doc: dict, table_id: str, test: str, repetition: int = FIRST) -> Optional[dict]:
+    t = table(doc, table_id, repetition)
     if t is None:
         return None
     for r in t["rows"]:
@@ -27,8 +59,13 @@ def row(doc: dict, table_id: str, test: str) -> Optional[dict]:
     return None
 
 
-def impact(doc: dict, test: str) -> Optional[dict]:
-    for entry in doc.get("impact") or []:
+def impacts(doc: dict, repetition: int = FIRST) -> list[dict]:
+    """The Congestion Impact entries of one repetition, in canary order."""
+    return [e for e in doc.get("impact") or [] if repetition_of(e) == repetition]
+
+
+def impact(doc: dict, test: str, repetition: int = FIRST) -> Optional[dict]:
+    for entry in impacts(doc, repetition):
         if entry["test"] == test:
             return entry
     return None
@@ -46,7 +83,7 @@ def ci(entry: Optional[dict], stat: str) -> Optional[float]:
     return value if value is not None else entry.get(f"{stat}_printed")
 
 
-def canary_tests(doc: dict) -> list[str]:
+def canary_tests(doc: dict, repetition: int = FIRST) -> list[str]:
     """Test ids measured by the run, in run order.
 
     The isolated table lists them all (for the load test, the canaries);
@@ -55,7 +92,7 @@ def canary_tests(doc: dict) -> list[str]:
     """
     tests = []
     for table_id in ("isolated", "loaded"):
-        t = table(doc, table_id)
+        t = table(doc, table_id, repetition)
         for r in (t["rows"] if t else []):
             if r["test"] not in tests:
                 tests.append(r["test"])
@@ -85,3 +122,34 @@ def pport(doc: dict) -> tuple[Optional[float], str]:
 
 def has_histograms(doc: dict) -> bool:
     return any(r.get("histogram") for t in doc["tables"] for r in t["rows"])
+
+
+def sweep_kernels(doc: dict, repetition: int = FIRST) -> list[str]:
+    """Congestor kernels the sweep ran alone (tables loaded_by:<kernel>), in run order."""
+    return [t["id"].split(":", 1)[1] for t in doc["tables"]
+            if t["id"].startswith("loaded_by:") and repetition_of(t) == repetition]
+
+
+def repetition_note(label: str, doc: dict, repetition: int = FIRST) -> Optional[str]:
+    """Say which repetition a single-run view shows, when there is a choice."""
+    have = repetitions(doc)
+    if len(have) < 2:
+        return None
+    return (f"note: {label} has {len(have)} repetitions; showing repetition {repetition} "
+            "(--repetition N picks another; the repeats section has their statistics)")
+
+
+def congestor_set_label(kernels: list, sets: list) -> str:
+    """Label of an impact_matrix row: the kernel's short name, or "All
+    together" for the set holding every kernel of the sweep."""
+    if not kernels:
+        return "(none)"
+    everything = {k for s in sets for k in s}
+    if len(kernels) > 1 and set(kernels) == everything:
+        return "All together"
+    return " + ".join(catalog.short_name(k) for k in kernels)
+
+
+def matrix_repetitions(doc: dict) -> int:
+    """How many repetitions the impact matrix averages (1 without --repeat)."""
+    return (doc.get("impact_matrix") or {}).get("repetitions") or 1

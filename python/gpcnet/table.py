@@ -21,11 +21,12 @@ UNITS = {"lat": "usec", "bw": "MiB/s/rank", "allreduce": "usec"}
 COLUMNS = [(phase, stat, metric) for phase, stat, _ in GROUPS for metric in reference.METRICS]
 
 
-def run_row(label: str, doc: dict) -> dict:
+def run_row(label: str, doc: dict, repetition: int = results.FIRST) -> dict:
     pport, _ = results.pport(doc)
     row = {"label": label, "nodes": doc["environment"]["nodes"], "pport": pport}
     for phase, stat, metric in COLUMNS:
-        r = results.row(doc, "isolated" if phase == "iso" else "loaded", catalog.PAPER_METRICS[metric])
+        r = results.row(doc, "isolated" if phase == "iso" else "loaded", catalog.PAPER_METRICS[metric],
+                        repetition)
         row[(phase, stat, metric)] = r[stat] if r else None
     return row
 
@@ -95,8 +96,13 @@ def latex(rows: list) -> str:
 FORMATS = {"md": markdown, "csv": as_csv, "latex": latex}
 
 
-def render(labelled_docs: list, fmt: str, with_published: bool = False) -> str:
-    rows = [run_row(label, doc) for label, doc in labelled_docs]
+def render(labelled_docs: list, fmt: str, with_published: bool = False,
+           repetition: int = results.FIRST) -> str:
+    """The table text. A document with several repetitions contributes one
+    of them (repetition 1 unless asked); the caller tells the user."""
+    for label, doc in labelled_docs:
+        results.check_repetition(doc, repetition, label)
+    rows = [run_row(label, doc, repetition) for label, doc in labelled_docs]
     if with_published:
         rows += published_rows()
     return FORMATS[fmt](rows)

@@ -30,7 +30,8 @@ static void write_config(json_writer_t *w, const run_t *run)
     for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
         jw_string(w, NULL, tok);
     jw_array_end(w);
-    jw_int(w, "seed", (long long)run->seed);
+    /* With --repeat, the first repetition's (repetitions[] has them all). */
+    jw_int(w, "seed", (long long)(run->rep_seeds ? run->rep_seeds[0] : run->seed));
     jw_string(w, "seed_source", run->seed_from_time ? "time" : "option");
     jw_int(w, "ring_seed", (long long)o->ring_seed);
     if (load)

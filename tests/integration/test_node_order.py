@@ -22,7 +22,7 @@ def shim(tmp_path_factory):
 
 
 def placement(harness, tmp_path, shim, descending):
-    env = {"LD_PRELOAD": str(shim), "GPCNET_SHIM_PPN": "1", "GPCNET_SHIM_PREFIX": "host"}
+    env = {**harness.preload_env(shim), "GPCNET_SHIM_PPN": "1", "GPCNET_SHIM_PREFIX": "host"}
     if descending:
         env["GPCNET_SHIM_DESCENDING_NODES"] = "10"
     out = tmp_path / ("desc" if descending else "asc")

@@ -62,6 +62,7 @@ def reports(tmp_path_factory):
         "network_run": FIXTURES / "network_run.json",
         "parsed_ref_load_default": parsed,
         "real_network_load_test_verbose": REAL / "network_load_test_verbose.json",
+        "real_sweep_repeat": REAL / "network_load_test_sweep_repeat.json",
     }
     made = {}
     for name, source in sources.items():

@@ -84,6 +84,8 @@ def test_console_messages_are_detected(tmp_path):
     ("network_run", 8),
     ("parsed_ref_load_default", 1),
     ("real_network_load_test_verbose", 4),
+    # 3 histograms, the sweep (Figures 4-5), CI, impact matrix, repeat spread.
+    ("real_sweep_repeat", 7),
 ])
 def test_report_renders_in_chromium(tmp_path, reports, name, figures):
     report = reports[name]

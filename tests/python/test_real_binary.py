@@ -74,3 +74,25 @@ def test_network_load_test_end_to_end(tmp_path):
 def test_network_test_end_to_end(tmp_path):
     doc = _check_run(tmp_path, "network_test", 4, ["--emulate-nodes", "2"], {"isolated"})
     assert len(doc["tables"][0]["rows"]) == 8 and doc["environment"]["ppn_max"] == 2
+
+
+def test_sweep_and_repeat_end_to_end(tmp_path):
+    """The current binary's --congestor-sweep --repeat document through the
+    figures gpcnet draws of it (the stored fixture may be older)."""
+    from gpcnet import results, study_figures
+    (tmp_path / "out").mkdir()
+    _run(_binary("network_load_test"), 10,
+         ["--emulate-nodes", "1", "--time-limit", "0.1", "--measurements", "2", "--rings", "2",
+          "--iterations", "5", "--warmup", "1", "--congestor-measurements", "2", "--congestor-iterations", "2",
+          "--tests", "rr_two_sided_lat,rr_two_sided_bw_sync",
+          "--congestors", "a2a,rma_bcast", "--congestor-sweep", "--repeat", "2",
+          "--output-dir", "out", "--json", "out/run.json"], tmp_path)
+    doc = load(tmp_path / "out" / "run.json")
+    assert results.repetitions(doc) == [1, 2] and results.sweep_kernels(doc) == ["a2a", "rma_bcast"]
+    assert results.canary_tests(doc) == ["rr_two_sided_lat", "rr_two_sided_bw_sync"]
+    assert len(study_figures.sweep_figure(doc).axes) == 4 * len(results.canary_tests(doc))
+    assert len(study_figures.repeats_figure(doc).axes) == 3 * len(results.canary_tests(doc))
+    html = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "out" / "run.json"), "-o", str(html)]) == 0
+    text = html.read_text()
+    assert 'id="fig-sweep"' in text and 'id="fig-repeats"' in text and 'id="repetition-2"' in text

@@ -1,0 +1,1 @@
+"""gpcnet testbed: an emulated cluster on one machine (docs/testbed.md)."""

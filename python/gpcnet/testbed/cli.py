@@ -1,0 +1,182 @@
+"""`gpcnet testbed ...`: the command line of the emulated cluster."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpcnet.errors import GpcnetError
+
+SHAPE_HELP = ("star: every host on one non-blocking switch. fat-tree: leaves of "
+              "--hosts-per-leaf hosts, each cabled to every one of --spines spines; "
+              "--taper = hosts' bandwidth / uplink bandwidth of a leaf (1 = non-blocking, "
+              "4 = 4:1 tapered).")
+
+
+def _add_shape(p) -> None:
+    g = p.add_argument_group("topology")
+    g.add_argument("--topology", default="star", metavar="KIND", help="star or fat-tree (default: star)")
+    g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
+    g.add_argument("--hosts-per-leaf", type=int, default=0, metavar="N", help="fat-tree: hosts per leaf switch")
+    g.add_argument("--spines", type=int, default=1, metavar="N", help="fat-tree: spine switches (default: 1)")
+    g.add_argument("--taper", type=float, default=1.0, metavar="T",
+                   help="fat-tree: host bandwidth / uplink bandwidth per leaf (default: 1)")
+    g.add_argument("--host-rate", default="1gbit", metavar="RATE",
+                   help="host link rate, e.g. 100mbit, 1gbit, none (default: 1gbit)")
+    g.add_argument("--host-delay", default="0", metavar="T", help="host link delay, e.g. 50us (needs netem)")
+    g.add_argument("--uplink-delay", default="0", metavar="T", help="leaf-spine link delay (needs netem)")
+    g.add_argument("--qdisc", default="pfifo", metavar="Q",
+                   help="switch port queue: pfifo, fq_codel, codel (default: pfifo)")
+    g.add_argument("--ecn", action="store_true", help="ECN marking by fq_codel/codel instead of dropping")
+    g.add_argument("--queue", type=int, default=100, metavar="PKTS",
+                   help="switch port queue length in packets (default: 100)")
+
+
+def _topology(args):
+    from gpcnet.testbed import topology
+    return topology.build(args.topology, args.hosts, args.hosts_per_leaf, args.spines, args.taper,
+                          args.host_rate, args.host_delay, args.uplink_delay, args.qdisc,
+                          args.ecn, args.queue)
+
+
+def _lock():
+    """One up/down at a time on this machine."""
+    import fcntl
+    f = open("/run/gpcnet-testbed.lock", "w")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
+def cmd_up(args) -> int:
+    from gpcnet.testbed import launch, netns
+    topo = _topology(args)          # bad shapes are refused before anything exists
+    netns.require_root("gpcnet testbed up")
+    lock = _lock()  # noqa: F841 (held until exit)
+    if netns.load_state() is not None or netns.leftovers():
+        if not args.force:
+            raise GpcnetError("a testbed is already up; `gpcnet testbed down` first, "
+                              "or `up --force` to replace it")
+        netns.destroy()
+    try:
+        netns.create(topo)
+        launch.write_launch_files(topo)
+        if args.slurm:
+            from gpcnet.testbed import slurm
+            slurm.start(topo)
+    except BaseException:
+        netns.destroy()             # a failed up leaves nothing behind
+        raise
+    p = topo.params
+    shape = (f"{len(topo.switches) - len(topo.spines)} leaves x {p['hosts_per_leaf']} hosts, "
+             f"{p['spines']} spine(s), taper {p['taper']:g}" if topo.spines else "one switch")
+    print(f"testbed up: {args.topology}, {len(topo.hosts)} hosts ({topo.hosts[0].name}..."
+          f"{topo.hosts[-1].name}), {shape}; data {topo.hosts[0].data_ip}.., "
+          f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}")
+    return 0
+
+
+def cmd_down(args) -> int:
+    from gpcnet.testbed import netns
+    netns.require_root("gpcnet testbed down")
+    lock = _lock()  # noqa: F841 (held until exit)
+    removed = netns.destroy()
+    print(f"testbed down: removed {len(removed)} namespaces" if removed else "no testbed was up")
+    return 0
+
+
+def cmd_status(args) -> int:
+    from gpcnet.testbed import counters, launch, netns
+    from gpcnet.testbed.topology import format_rate
+    netns.require_root("gpcnet testbed status")
+    topo = launch.current()
+    snap = counters.sample(topo)
+    if args.json:
+        counters.write(args.json, {"topology": topo.params, "kind": topo.kind, **snap})
+    p = topo.params
+    print(f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
+          + (f", uplinks {format_rate(p['uplink_rate'])} x {p['spines']} per leaf (taper {p['taper']:g})"
+             if topo.spines else "") + f", queue {topo.qdisc} {topo.queue} pkts"
+          + (" ecn" if topo.ecn else ""))
+    sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
+    return 0
+
+
+def cmd_run(args) -> int:
+    from gpcnet.testbed import counters, launch, netns
+    netns.require_root("gpcnet testbed run")
+    topo = launch.current()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.ppn < 1:
+        raise GpcnetError(f"--ppn {args.ppn}: expected 1 or more")
+    before = counters.sample(topo) if args.counters else None
+    rc = launch.run(topo, args.ppn, command, mpi=not args.no_mpi, timeout=args.timeout)
+    if args.counters:
+        after = counters.sample(topo)
+        counters.write(args.counters, {"before": before, "after": after,
+                                       "delta": counters.delta(before, after)})
+    return rc
+
+
+def cmd_hostfile(args) -> int:
+    from gpcnet.testbed import launch
+    sys.stdout.write(launch.hostfile_text(launch.current(), args.slots))
+    return 0
+
+
+def cmd_draw(args) -> int:
+    from gpcnet.testbed import draw, launch
+    topo = _topology(args) if args.topology else launch.current()
+    draw.save(topo, args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    tb = sub.add_parser("testbed", help="an emulated cluster on this machine (root): hosts, switches, Slurm",
+                        description="A small cluster inside this Linux machine: one network namespace "
+                                    "per host (own host name), Linux bridges as switches, veth links "
+                                    "with tc rates and queues, a management network for launchers and "
+                                    "daemons and a data fabric for MPI. Needs root. See docs/testbed.md.")
+    tsub = tb.add_subparsers(dest="testbed_command", metavar="ACTION", required=True)
+
+    p = tsub.add_parser("up", help="create the testbed", description="Create the testbed. " + SHAPE_HELP)
+    _add_shape(p)
+    p.add_argument("--slurm", action="store_true",
+                   help="also start munge, slurmctld (head) and one slurmd per host")
+    p.add_argument("--force", action="store_true", help="replace a testbed that is already up")
+    p.set_defaults(func=cmd_up)
+
+    p = tsub.add_parser("down", help="remove every namespace, link and process of the testbed")
+    p.set_defaults(func=cmd_down)
+
+    p = tsub.add_parser("status", help="topology and per-port counters (bytes, packets, drops, backlog, overlimits)")
+    p.add_argument("--json", metavar="FILE", help="also write the counters to this JSON file")
+    p.add_argument("--all-ports", action="store_true", help="include the hosts' NIC queues")
+    p.set_defaults(func=cmd_status)
+
+    p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI)",
+                        description="Run COMMAND on every testbed host with mpirun (from the head "
+                                    "node, daemons over the management network, MPI over the data "
+                                    "fabric). Example: gpcnet testbed run --ppn 2 -- ./network_test")
+    p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
+    p.add_argument("--counters", metavar="FILE",
+                   help="write the port counters before, after and their difference to this JSON file")
+    p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")
+    p.add_argument("--no-mpi", action="store_true",
+                   help="run COMMAND once on the head node instead (e.g. sbatch, srun)")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+    p.set_defaults(func=cmd_run)
+
+    p = tsub.add_parser("hostfile", help="print an Open MPI hostfile of the testbed hosts")
+    p.add_argument("--slots", type=int, default=1, metavar="N", help="slots per host (default: 1)")
+    p.set_defaults(func=cmd_hostfile)
+
+    p = tsub.add_parser("draw", help="draw the topology to SVG/PNG/PDF",
+                        description="Draw the running testbed, or the one the topology options describe.")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="e.g. topology.svg")
+    _add_shape(p)
+    p.set_defaults(func=cmd_draw, topology=None)
+    for a in p._actions:
+        if a.dest == "topology":
+            a.default = None
+            a.help = "star or fat-tree (default: the running testbed)"

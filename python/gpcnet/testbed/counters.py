@@ -1,0 +1,82 @@
+"""Switch port counters: what the queues of the emulated network did.
+
+For every port (switch side of each data link, and each host NIC) the
+root qdisc's statistics (bytes, packets, drops, backlog, overlimits: the
+analogue of a router's stall counters) and the link's own counters.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from gpcnet.testbed.topology import Topology, format_rate
+
+FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
+
+
+def _qdisc_stats(ipr, idx: int) -> dict:
+    for msg in ipr.get_qdiscs(index=idx):
+        if msg.get("parent") != 0xFFFFFFFF:   # the root qdisc holds the totals
+            continue
+        st = msg.get_attr("TCA_STATS2")
+        basic = st.get_attr("TCA_STATS_BASIC") if st else None
+        queue = st.get_attr("TCA_STATS_QUEUE") if st else None
+        return {"qdisc": msg.get_attr("TCA_KIND"),
+                "bytes": basic["bytes"] if basic else 0,
+                "packets": basic["packets"] if basic else 0,
+                "drops": queue["drops"] if queue else 0,
+                "backlog": queue["backlog"] if queue else 0,
+                "overlimits": queue["overlimits"] if queue else 0}
+    return {"qdisc": "none", **{f: 0 for f in FIELDS}}
+
+
+def sample(topo: Topology) -> dict:
+    """One reading of every port, keyed "namespace/interface"."""
+    from pyroute2 import IPRoute
+    ports = {}
+    by_ns = {}
+    for link in topo.links:
+        for p in (link.a, link.b):
+            by_ns.setdefault(p.ns, []).append(p)
+    for ns, plist in by_ns.items():
+        with IPRoute(netns=ns) as ipr:
+            for p in plist:
+                idx = ipr.link_lookup(ifname=p.ifname)[0]
+                link = ipr.get_links(idx)[0]
+                s64 = link.get_attr("IFLA_STATS64") or {}
+                ports[f"{p.switch or ns.removeprefix('gtb-')}/{p.ifname}"] = {
+                    "switch": p.switch, "interface": p.ifname, "tier": p.tier,
+                    "rate_bps": p.rate, **_qdisc_stats(ipr, idx),
+                    "link_tx_bytes": s64.get("tx_bytes", 0),
+                    "link_rx_bytes": s64.get("rx_bytes", 0),
+                    "link_tx_dropped": s64.get("tx_dropped", 0)}
+    return {"time": time.time(), "ports": ports}
+
+
+def delta(before: dict, after: dict) -> dict:
+    """after - before for the cumulative counters (backlog is a level: kept as after)."""
+    out = {}
+    for key, a in after["ports"].items():
+        b = before["ports"].get(key, {})
+        out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps")
+                        else v) for k, v in a.items()}
+    return {"seconds": after["time"] - before["time"], "ports": out}
+
+
+def render(ports: dict, only_switches: bool = False) -> str:
+    head = f"{'port':<18} {'tier':<9} {'rate':>10} {'bytes':>14} {'packets':>10} " \
+           f"{'drops':>8} {'backlog':>8} {'overlimits':>10}"
+    lines = [head, "-" * len(head)]
+    for key, p in ports.items():
+        if only_switches and not p["switch"]:
+            continue
+        lines.append(f"{key:<18} {p['tier']:<9} {format_rate(p['rate_bps']):>10} {p['bytes']:>14} "
+                     f"{p['packets']:>10} {p['drops']:>8} {p['backlog']:>8} {p['overlimits']:>10}")
+    return "\n".join(lines) + "\n"
+
+
+def write(path: str, doc: dict) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")

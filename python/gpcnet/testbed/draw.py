@@ -1,0 +1,65 @@
+"""A picture of the testbed: switches, hosts, links with their rates, and
+the management network, drawn with matplotlib (SVG, PNG or PDF)."""
+
+from __future__ import annotations
+
+from gpcnet.testbed.topology import Topology, format_rate
+
+
+def figure(topo: Topology):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    hosts = topo.hosts
+    n = len(hosts)
+    width = max(8.0, 0.75 * n)
+    fig, ax = plt.subplots(figsize=(width, 5.2))
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(-1.5, 3.6)
+    ax.axis("off")
+    hx = {h.name: i for i, h in enumerate(hosts)}
+    leaves = [s for s in topo.switches if s not in topo.spines]
+    lx = {}
+    for leaf in leaves:
+        xs = [hx[h.name] for h in hosts if h.leaf == leaf]
+        lx[leaf] = sum(xs) / len(xs)
+    box = dict(boxstyle="round,pad=0.3", fc="#dde8f6", ec="#2b5d9b")
+    p = topo.params
+    y_host, y_leaf, y_spine, y_mgmt = 0.0, 1.4, 2.8, -1.0
+    for h in hosts:
+        ax.plot([hx[h.name], lx[h.leaf]], [y_host, y_leaf], color="#2b5d9b", lw=1.2, zorder=1)
+        ax.plot([hx[h.name], hx[h.name]], [y_host, y_mgmt], color="#999999", lw=0.8, ls="--", zorder=1)
+        ax.text(hx[h.name], y_host, f"{h.name}\n{h.data_ip}", ha="center", va="center", fontsize=7,
+                bbox=dict(boxstyle="round,pad=0.25", fc="#f4f4f4", ec="#555555"), zorder=3)
+    if topo.spines:
+        sx = {s: (i + 0.5) * n / len(topo.spines) - 0.5 for i, s in enumerate(topo.spines)}
+        for leaf in leaves:
+            for s in topo.spines:
+                ax.plot([lx[leaf], sx[s]], [y_leaf, y_spine], color="#b03a2e", lw=1.6, zorder=1)
+        for s, x in sx.items():
+            ax.text(x, y_spine, s, ha="center", va="center", fontsize=9, bbox=box, zorder=3)
+        ax.text(n - 0.5, (y_leaf + y_spine) / 2,
+                f"uplinks {format_rate(p['uplink_rate'])} each\ntaper {p['taper']:g}:1",
+                ha="right", va="center", fontsize=8, color="#b03a2e")
+    for leaf, x in lx.items():
+        ax.text(x, y_leaf, leaf, ha="center", va="center", fontsize=9, bbox=box, zorder=3)
+    ax.text(-0.5, (y_host + y_leaf) / 2, f"host links {format_rate(p['host_rate'])}",
+            ha="left", va="center", fontsize=8, color="#2b5d9b")
+    ax.plot([-0.4, n - 0.6], [y_mgmt, y_mgmt], color="#777777", lw=3, zorder=1)
+    ax.text((n - 1) / 2, y_mgmt - 0.3,
+            f"management network 198.18.0.0/24 (unlimited; {topo.head_name} = launcher, "
+            "Slurm controller)", ha="center", va="top", fontsize=8, color="#555555")
+    title = (f"gpcnet testbed: {topo.kind}, {n} hosts, switch queues {topo.qdisc} "
+             f"{topo.queue} pkts{' ECN' if topo.ecn else ''}; data fabric 198.19.0.0/24")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def save(topo: Topology, path: str) -> None:
+    import matplotlib
+    from gpcnet.figures import save as save_figure
+    # Text stays text in the SVG: host names and addresses can be searched.
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        save_figure(figure(topo), path)

@@ -1,0 +1,267 @@
+"""Creating and removing the testbed: namespaces, veth links, bridges,
+addresses and queues, through netlink (pyroute2).
+
+Layout: one network namespace per host (its own host name through a UTS
+namespace kept by a bind mount, so no process has to hold it), one "head"
+namespace for the launcher and the Slurm controller, and one "fabric"
+namespace holding every switch (a Linux bridge) and the switch side of every
+link. Nothing is created outside these namespaces: no address, route or
+link in the machine's own namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from gpcnet.errors import GpcnetError
+from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
+
+STATE_DIR = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed"))
+OUR_NS = re.compile(r"^gtb-(fabric|head|node\d+)$")
+TBF_BURST = 96 * 1024   # above a 64 KiB GSO packet, or tbf drops it silently
+NUD_NOARP, NTF_MASTER = 0x40, 0x04
+
+
+def require_root(action: str) -> None:
+    if os.geteuid() != 0:
+        raise GpcnetError(f"{action} needs root (network namespaces, links and queues); "
+                          "run it with sudo")
+
+
+def state_file() -> Path:
+    return STATE_DIR / "state.json"
+
+
+def load_state():
+    """The running testbed's topology, or None when there is none."""
+    try:
+        d = json.loads(state_file().read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise GpcnetError(f"{state_file()}: unreadable testbed state ({e}); "
+                          "`gpcnet testbed down` removes it")
+    return d
+
+
+def leftovers() -> list:
+    """Namespaces of a testbed (ours by name), whether or not a state file exists."""
+    from pyroute2 import netns
+    return sorted(n for n in netns.listnetns() if OUR_NS.match(n))
+
+
+def uts_file(host: str) -> Path:
+    return STATE_DIR / "uts" / host
+
+
+def _iproute(ns: str):
+    from pyroute2 import IPRoute
+    return IPRoute(netns=ns)
+
+
+def _set_hostname(name: str) -> None:
+    # A UTS namespace kept alive by bind-mounting it on a file: commands
+    # entered with `nsenter --uts=FILE` see this host name.
+    f = uts_file(name)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.touch()
+    subprocess.run(["unshare", f"--uts={f}", "hostname", name], check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _tc(ipr, port, kind, idx, **kw) -> None:
+    from pyroute2.netlink.exceptions import NetlinkError
+    try:
+        ipr.tc("add", kind, idx, **kw)
+    except NetlinkError as e:
+        if e.code == 2:  # ENOENT: the kernel has no such queueing discipline
+            raise GpcnetError(f"this kernel has no {kind!r} queueing discipline (sch_{kind}); "
+                              "choose another --qdisc or no delay") from None
+        raise GpcnetError(f"{port.ns}/{port.ifname}: cannot add {kind} queue: {e}") from None
+
+
+def _add_qdiscs(ipr, port, topo: Topology) -> None:
+    """Delay (netem), then rate (tbf), then the queue: root 1: -> 2: -> 3:."""
+    idx = ipr.link_lookup(ifname=port.ifname)[0]
+    queue_bytes = max(topo.queue * 1514, TBF_BURST)
+    parent = None
+    handle = 1
+    if port.delay:
+        _tc(ipr, port, "netem", idx, handle=f"{handle}:", delay=port.delay, limit=100000)
+        parent, handle = f"{handle}:1", handle + 1
+    if port.rate:
+        kw = dict(rate=port.rate // 8, burst=TBF_BURST, limit=queue_bytes)
+        if parent:
+            kw["parent"] = parent
+        _tc(ipr, port, "tbf", idx, handle=f"{handle}:", **kw)
+        parent, handle = f"{handle}:1", handle + 1
+    # Host NICs get a plain FIFO; the chosen discipline is on switch ports.
+    kind = "pfifo" if port.tier == "host" else topo.qdisc
+    kw = {"handle": f"{handle}:"}
+    if parent:
+        kw["parent"] = parent
+    if kind == "pfifo":
+        kw["limit"] = topo.queue
+    elif kind == "fq_codel":
+        kw.update(fqc_limit=topo.queue, fqc_ecn=1 if topo.ecn else 0)
+    elif kind == "codel":
+        kw.update(cdl_limit=topo.queue, cdl_ecn=1 if topo.ecn else 0)
+    _tc(ipr, port, kind, idx, **kw)
+
+
+def create(topo: Topology) -> None:
+    """Build the whole testbed. The state file is written first, so that a
+    crash midway leaves something `down` knows how to remove."""
+    from pyroute2 import netns
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    state_file().write_text(json.dumps({"status": "creating", "topology": topo.to_dict()}))
+    for ns in topo.namespaces():
+        netns.create(ns)
+    for ns in topo.namespaces():
+        with _iproute(ns) as ipr:
+            ipr.link("set", index=ipr.link_lookup(ifname="lo")[0], state="up")
+    for h in topo.hosts:
+        _set_hostname(h.name)
+    _set_hostname(topo.head_name)
+
+    fab = topo.fabric_ns
+    with _iproute(fab) as ipr:
+        for br in ["mgmt"] + topo.switches:
+            ipr.link("add", ifname=br, kind="bridge", br_stp_state=0, br_forward_delay=0)
+        # Management: one flat, unlimited switch; every host and the head on it.
+        ends = [(h.ns, f"m{h.number}", h.mgmt_ip) for h in topo.hosts]
+        ends.append((topo.head_ns, "mhead", topo.head_ip))
+        for ns, port, ip in ends:
+            ipr.link("add", ifname=port, kind="veth", peer={"ifname": "mgmt0", "net_ns_fd": ns})
+            ipr.link("set", index=ipr.link_lookup(ifname=port)[0],
+                     master=ipr.link_lookup(ifname="mgmt")[0], state="up")
+            with _iproute(ns) as hipr:
+                i = hipr.link_lookup(ifname="mgmt0")[0]
+                hipr.addr("add", index=i, address=ip, prefixlen=MGMT_PREFIX)
+                hipr.link("set", index=i, state="up")
+        # Data fabric.
+        for h in topo.hosts:
+            port = f"d{h.number}"
+            ipr.link("add", ifname=port, kind="veth", peer={"ifname": "data0", "net_ns_fd": h.ns})
+            ipr.link("set", index=ipr.link_lookup(ifname=port)[0],
+                     master=ipr.link_lookup(ifname=h.leaf)[0], state="up")
+            with _iproute(h.ns) as hipr:
+                i = hipr.link_lookup(ifname="data0")[0]
+                hipr.link("set", index=i, address=h.mac)
+                hipr.addr("add", index=i, address=h.data_ip, prefixlen=DATA_PREFIX)
+                hipr.link("set", index=i, state="up")
+        for link in topo.links:
+            if link.a.tier != "uplink":
+                continue
+            ipr.link("add", ifname=link.a.ifname, kind="veth", peer={"ifname": link.b.ifname})
+            for p in (link.a, link.b):
+                ipr.link("set", index=ipr.link_lookup(ifname=p.ifname)[0],
+                         master=ipr.link_lookup(ifname=p.switch)[0], state="up")
+        if topo.spines:
+            _static_forwarding(ipr, topo)
+        for br in ["mgmt"] + topo.switches:
+            ipr.link("set", index=ipr.link_lookup(ifname=br)[0], state="up")
+        for link in topo.links:
+            for p in (link.a, link.b):
+                if p.ns == fab:
+                    _add_qdiscs(ipr, p, topo)
+    for link in topo.links:
+        if link.a.tier == "host" and (link.a.rate or link.a.delay):
+            with _iproute(link.a.ns) as hipr:
+                _add_qdiscs(hipr, link.a, topo)
+    state_file().write_text(json.dumps({"status": "up", "topology": topo.to_dict()}))
+
+
+def _static_forwarding(ipr, topo: Topology) -> None:
+    """A fat-tree of bridges has loops through the spines. Instead of a
+    spanning tree (which would switch off all spines but one) every switch
+    gets static forwarding entries, destination-based as in an HPC
+    fabric's d-mod-k routing: traffic to host h goes up through spine
+    (h-1) mod spines. Broadcasts (ARP) only go up through spine0, and no
+    uplink learns, so nothing loops and nothing is relearnt."""
+    leaf_index = {leaf: i for i, leaf in enumerate(s for s in topo.switches if s not in topo.spines)}
+    for li in leaf_index.values():
+        for si in range(len(topo.spines)):
+            for name in (f"l{li}s{si}", f"s{si}l{li}"):
+                flood = 1 if (si == 0 or name.startswith("s")) else 0
+                ipr.brport("set", index=ipr.link_lookup(ifname=name)[0], learning=0,
+                           unicast_flood=flood, mcast_flood=flood, bcast_flood=flood)
+    for h in topo.hosts:
+        hl = leaf_index[h.leaf]
+        si = topo.spines.index(topo.spine_for(h))
+        entries = [f"d{h.number}"] + [f"s{s}l{hl}" for s in range(len(topo.spines))]
+        entries += [f"l{li}s{si}" for li in leaf_index.values() if li != hl]
+        for port in entries:
+            ipr.fdb("add", ifindex=ipr.link_lookup(ifname=port)[0], lladdr=h.mac,
+                    state=NUD_NOARP, flags=NTF_MASTER)
+
+
+def _netns_inodes(names) -> set:
+    inodes = set()
+    for n in names:
+        try:
+            inodes.add(os.stat(f"/run/netns/{n}").st_ino)
+        except OSError:
+            pass
+    return inodes
+
+
+def processes_inside(names) -> list:
+    """PIDs of every process living in one of these network namespaces."""
+    inodes = _netns_inodes(names)
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if os.stat(d / "ns" / "net").st_ino in inodes:
+                pids.append(int(d.name))
+        except OSError:
+            pass
+    return pids
+
+
+def _kill_all(pids: list, grace: float = 5.0) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        end = time.monotonic() + grace
+        while time.monotonic() < end and any(Path(f"/proc/{p}").exists() for p in pids):
+            time.sleep(0.1)
+
+
+def destroy() -> list:
+    """Remove every process, namespace (with its links and bridges), mount
+    and file of the testbed; works on a half-built or crashed one too.
+    Returns the namespaces removed."""
+    from pyroute2 import netns
+    names = set(leftovers())
+    st = None
+    try:
+        st = load_state()
+    except GpcnetError:
+        pass
+    if st:
+        names |= set(Topology.from_dict(st["topology"]).namespaces())
+    _kill_all(processes_inside(names))
+    uts = STATE_DIR / "uts"
+    if uts.is_dir():
+        for f in uts.iterdir():
+            subprocess.run(["umount", str(f)], capture_output=True, stdin=subprocess.DEVNULL)
+    removed = []
+    for n in sorted(names):
+        if n in netns.listnetns():
+            netns.remove(n)
+            removed.append(n)
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
+    return removed

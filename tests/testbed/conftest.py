@@ -1,0 +1,84 @@
+"""Fixtures of the testbed tests: they need root (namespaces, links, tc)
+and always take the testbed down again, even when a test fails."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "tests"))
+
+import mpi_harness  # noqa: E402
+
+STATE_DIR = Path("/run/gpcnet-testbed")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.geteuid() != 0:
+        skip = pytest.mark.skip(reason="the testbed needs root (network namespaces, veth, tc)")
+        for item in items:
+            if "no_root_needed" not in item.keywords:
+                item.add_marker(skip)
+    try:
+        import pyroute2  # noqa: F401
+    except ImportError:
+        skip = pytest.mark.skip(reason="pyroute2 missing: run scripts/setup-testbed.sh")
+        for item in items:
+            item.add_marker(skip)
+
+
+def gpcnet(*args, timeout=600, check=True):
+    """Run the gpcnet CLI of this checkout; returns CompletedProcess."""
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    p = subprocess.run([sys.executable, "-m", "gpcnet", *map(str, args)], capture_output=True,
+                       text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    if check and p.returncode != 0:
+        raise AssertionError(f"gpcnet {' '.join(map(str, args))} failed ({p.returncode}):\n"
+                             f"{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return p
+
+
+def our_namespaces():
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith("gtb-")]
+
+
+def binary(name):
+    b = mpi_harness.binary(name)
+    if not b.exists():
+        pytest.skip(f"{b} not built (cmake --build build, or set GPCNET_BUILD_DIR)")
+    return b
+
+
+@pytest.fixture
+def clean():
+    """No testbed before the test, none after it, whatever happens."""
+    gpcnet("testbed", "down", check=False)
+    yield
+    gpcnet("testbed", "down", check=False)
+
+
+def make_testbed(*up_args):
+    @pytest.fixture(scope="module")
+    def fixture():
+        gpcnet("testbed", "down", check=False)
+        try:
+            gpcnet("testbed", "up", *up_args, timeout=180)
+            yield up_args
+        finally:
+            gpcnet("testbed", "down", check=False)
+    return fixture
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+# Small loops: the structure of a run is unchanged, it takes seconds.
+QUICK = ["--time-limit", "0.2", "--measurements", "2", "--rings", "2", "--iterations", "4",
+         "--warmup", "1"]
