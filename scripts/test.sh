@@ -54,6 +54,7 @@ run_stage "MPI integration tests (Open MPI)" python3 -m pytest -q tests/integrat
 run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
 run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
 run_stage "packaging: Spack and ReFrame" python3 -m pytest -q tests/packaging
+run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi

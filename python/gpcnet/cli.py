@@ -1,4 +1,4 @@
-"""Command line: gpcnet report | compare | table | parse | plot | testbed.
+"""Command line: gpcnet report | compare | table | parse | plot | testbed | study.
 
 Every expected failure (missing file, bad JSON, wrong schema, unparseable
 text, unwritable output) is a GpcnetError: one line on stderr, exit 2.
@@ -45,6 +45,12 @@ def _load_all(paths: list) -> list:
 def cmd_report(args) -> int:
     from gpcnet.load import load
     from gpcnet.report import render
+    from gpcnet.study.report import is_study, render_study
+    if is_study(args.run):
+        _check_output_dir(args.output)
+        _write(args.output, render_study(args.run))
+        print(f"wrote {args.output}")
+        return EXIT_OK
     doc = load(args.run)
     _check_output_dir(args.output)
     _write(args.output, render(doc, Path(args.run).name))
@@ -230,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from gpcnet.testbed.cli import add_parser as add_testbed_parser
     add_testbed_parser(sub)
+    from gpcnet.study.cli import add_parser as add_study_parser
+    add_study_parser(sub)
     return parser
 
 

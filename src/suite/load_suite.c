@@ -12,6 +12,7 @@
 #include "infra/report.h"
 #include "suite/load_placement.h"
 #include "suite/load_roles.h"
+#include "suite/phase_counters.h"
 #include "suite/study_report.h"
 #include "suite/suites.h"
 
@@ -163,6 +164,7 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
     for (int t = 0; t < run->n_tests; t++) {
         progress_step("isolated", run->tests[t]->name, o->time_limit);
         stats_init(acc);
+        phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->canary_test != MPI_COMM_NULL)
             canary_measure(run->tests[t], run->limits[t], o->time_limit, o->converge,
@@ -174,9 +176,11 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
         /* The JSON on disk holds every finished test, not only finished
          * blocks of tests. Rank 0 may be a waiting congestor: its phase time
          * runs until the result arrived. */
+        double phase_wall = MPI_Wtime() - start;
+        phase_counters_end(run);
         char phase[96];
         snprintf(phase, sizeof(phase), "isolated:%s", run->tests[t]->id);
-        run_phase_done(run, phase, MPI_Wtime() - start);
+        run_phase_done(run, phase, phase_wall);
     }
     MPI_Barrier(run->world);
 }
@@ -189,6 +193,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
     for (int k = 0; k < run->n_congestors; k++) {
         progress_step("congestor baseline", run->congestors[k]->name, run->opt.time_limit);
         stats_init(acc);
+        phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->is_congestor && ro->kernel == k && ro->congestor_active)
             congestor_pass_of(run, ro, acc);
@@ -196,6 +201,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
         MPI_Barrier(run->world);
         collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
                            1, k);
+        phase_counters_end(run);
         char phase[96];
         snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->congestors[k]->id);
         run_phase_done(run, phase, wall);
@@ -238,6 +244,7 @@ static void loaded_phase(run_t *run, roles_t *ro, stats_acc_t *acc, int cell)
             report_table_begin(stdout, vtitle, 1);
         }
         stats_init(acc);
+        phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->is_congestor)
             congest_during_test(run, ro, acc);
@@ -252,6 +259,7 @@ static void loaded_phase(run_t *run, roles_t *ro, stats_acc_t *acc, int cell)
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
         collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, cell);
+        phase_counters_end(run);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
         run_phase_done(run, phase, wall);

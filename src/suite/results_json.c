@@ -1,5 +1,7 @@
 #include "suite/results_json.h"
 
+#include "suite/phase_counters.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -358,6 +360,8 @@ static void write_document(FILE *f, const run_t *run)
         jw_string(&w, "name", run->phases[i].name);
         jw_int(&w, "repetition", run->phases[i].repetition);
         jw_number(&w, "wall_s", run->phases[i].wall_s);
+        if (run->phases[i].counters)
+            phase_counters_json(&w, run, run->phases[i].counters);
         jw_object_end(&w);
     }
     jw_array_end(&w);

@@ -8,6 +8,7 @@
 
 #include "infra/fatal.h"
 #include "infra/watchdog.h"
+#include "suite/phase_counters.h"
 #include "suite/results_json.h"
 
 #define MSG_LEN 1024
@@ -198,6 +199,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run->started = time(NULL);
     run->program = program;
     run->world = MPI_COMM_WORLD;
+    run->ctr_leaders = MPI_COMM_NULL;
     run->status = "running";
     run->setup_s = -1.0;
     MPI_Comm_rank(run->world, &run->rank);
@@ -332,6 +334,8 @@ void run_phase_done(run_t *run, const char *name, double wall_s)
     snprintf(p->name, sizeof(p->name), "%s", name);
     p->repetition = run->repetition;
     p->wall_s = wall_s;
+    p->counters = run->ctr_pending; /* the phase owns them now */
+    run->ctr_pending = NULL;
     results_json_write(run);
 }
 
@@ -353,8 +357,10 @@ void run_finish(run_t *run)
                 free(run->tables[i].rows[j]);
         free(run->tables);
         free(run->impact);
-        free(run->phases);
     }
+    phase_counters_free(run);
+    if (run->rank == 0)
+        free(run->phases);
     if (run->rep_placement) {
         for (int i = 0; i < run->opt.repeat; i++)
             if (run->rep_placement[i].order)

@@ -10,6 +10,7 @@
 
 #include "canary/canary.h"
 #include "congestor/congestor.h"
+#include "infra/net_counters.h"
 #include "infra/nodes.h"
 #include "infra/options.h"
 #include "infra/placement.h"
@@ -38,6 +39,7 @@ typedef struct {
     char name[160];
     int repetition;
     double wall_s;
+    netctr_sample_t *counters; /* load test: per node, [n_nodes]; NULL elsewhere */
 } run_phase_t;
 
 typedef struct {
@@ -84,6 +86,11 @@ typedef struct {
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     struct congestor_run *congestor_run; /* network_congestor, rank 0 */
+    /* Network counters around phases (suite/phase_counters.h). */
+    MPI_Comm ctr_leaders;
+    int ctr_split;
+    netctr_sample_t ctr_before;
+    netctr_sample_t *ctr_pending; /* rank 0: deltas for the next phase */
 } run_t;
 
 /* MPI_Init, options (exit 2 on bad usage, 0 after --help/--version), nodes,

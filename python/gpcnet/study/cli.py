@@ -1,0 +1,155 @@
+"""`gpcnet study corun | bully`: argument parsing and the plan of runs."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from gpcnet.errors import GpcnetError
+from gpcnet.study import bullies, launch, nodelists, runner
+from gpcnet.study import counters as ctr
+from gpcnet.study import topology as topo_mod
+
+DEFAULT_CONGESTOR = "--congestors rma_bcast"
+DEFAULT_BULLY_ARGS = "--congestor-bytes 65536"
+
+
+def _common(p) -> None:
+    p.add_argument("-n", "--nodes-per-app", type=int, required=True, metavar="N",
+                   help="nodes of the application")
+    p.add_argument("--ppn", type=int, default=1, help="ranks per node, application and congestor (default 1)")
+    p.add_argument("--rotations", type=int, default=10, metavar="R",
+                   help="repetitions; co-run: placement rotated by 1/R of the list each time (default 10)")
+    p.add_argument("--launcher", default="mpirun", choices=launch.LAUNCHERS,
+                   help="mpirun (hostfiles), srun (--nodelist), testbed (gpcnet testbed), "
+                        "local (everything on this host, for trying out; default mpirun)")
+    p.add_argument("--launcher-args", default="", metavar="ARGS",
+                   help="extra arguments for every mpirun/srun, e.g. \"--mca btl tcp,self\"")
+    p.add_argument("--congestor-bin", metavar="PATH", help="network_congestor (default: PATH, then build/)")
+    p.add_argument("--congestor-warmup", type=float, default=2.0, metavar="SEC",
+                   help="seconds the congestor runs, once ready (its JSON written), before the application "
+                        "starts (default 2)")
+    p.add_argument("--fom-regex", metavar="REGEX",
+                   help="figure of merit: first group of this regex in the application's stdout")
+    p.add_argument("--timeout", type=float, default=0, metavar="SEC",
+                   help="stop an application run after SEC seconds (recorded as failed; default none)")
+    p.add_argument("--counters", choices=["auto", "none"], default="auto",
+                   help="sample network counters on every node before and after each run (default auto)")
+    p.add_argument("--stall-threshold", type=float, default=ctr.DEFAULT_STALL_THRESHOLD, metavar="UNITS",
+                   help="ignore ports whose data counter moved less than this (default %(default)g)")
+    p.add_argument("-o", "--output", default="study.json", metavar="FILE",
+                   help="study JSON (default study.json; job files in FILE's stem + .d/)")
+    p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
+    p.add_argument("--force", action="store_true", help="overwrite --output")
+    src = p.add_argument_group("node list (one of)")
+    src.add_argument("--nodes", metavar="LIST", help="Slurm-style list, e.g. node[01-12]")
+    src.add_argument("--hostfile", metavar="FILE", help="first word of each line")
+    src.add_argument("--slurm", action="store_true", help="the current allocation (scontrol show hostnames)")
+    src.add_argument("--testbed", action="store_true", help="the hosts of the running gpcnet testbed")
+    p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
+
+
+def _config(args, study: str, **more) -> dict:
+    cmd = args.app[1:] if args.app[:1] == ["--"] else args.app
+    if not cmd:
+        raise GpcnetError("no application command: give it after --")
+    if args.fom_regex:
+        import re
+        try:
+            re.compile(args.fom_regex)
+        except re.error as e:
+            raise GpcnetError(f"--fom-regex: {e}") from None
+    return {"study": study, "app_command": cmd, "n": args.nodes_per_app, "ppn": args.ppn,
+            "rotations": args.rotations, "launcher": args.launcher,
+            "congestor_bin": runner.find_congestor(args.congestor_bin),
+            "congestor_warmup": args.congestor_warmup, "congestor_stop_timeout": 30.0,
+            "congestor_start_timeout": 120.0,
+            "fom_regex": args.fom_regex, "timeout": args.timeout,
+            "counters": args.counters == "auto", "stall_threshold": args.stall_threshold, **more}
+
+
+def cmd_corun(args) -> int:
+    nodes = launch.read_nodes(args.hostfile, args.nodes, args.slurm, args.testbed)
+    settings = nodelists.parse_settings(args.settings)
+    nodelists.check_sizes(nodes, args.nodes_per_app, args.rotations)
+    cfg = _config(args, "corun", settings=settings, congestor_args=shlex.split(args.congestor_args),
+                  patterns=None)
+    specs = []
+    for r in range(args.rotations):
+        for s in settings:
+            pl = nodelists.placement(nodes, args.nodes_per_app, s, r, args.rotations)
+            specs.append({"id": f"{s}-r{r}", "setting": s, "rotation": r, "offset": pl["offset"],
+                          "app_nodes": pl["app"], "congestor_nodes": pl["congestor"]})
+    return _run(args, cfg, nodes, specs)
+
+
+def cmd_bully(args) -> int:
+    if args.hostfile or args.nodes or args.slurm or args.testbed:
+        raise GpcnetError("bully: the nodes come from --topology; drop --nodes/--hostfile/--slurm/--testbed")
+    if args.topology == "testbed":
+        from gpcnet.study.launch import running_testbed
+        text = topo_mod.testbed_text(running_testbed())
+        path = Path(args.output).with_suffix(".topology.conf")
+        path.write_text(text)
+        tree = topo_mod.parse(text, str(path))
+    else:
+        tree = topo_mod.read(args.topology)
+    patterns = [p.strip() for p in args.patterns.split(",") if p.strip()]
+    for p in patterns:
+        if p not in bullies.PATTERNS:
+            raise GpcnetError(f"--patterns: unknown pattern {p!r} (choose from {', '.join(bullies.PATTERNS)})")
+    reserve: dict = {}
+    for p in patterns:
+        for leaf, c in bullies.demand(tree, p, args.taper).items():
+            reserve[leaf] = max(reserve.get(leaf, 0), c)
+    nodes = tree.nodes
+    cfg = _config(args, "bully", settings=["none"] + patterns, patterns=patterns,
+                  congestor_args=shlex.split(args.congestor_args), topology=args.topology, taper=args.taper)
+    specs = []
+    for r in range(args.rotations):
+        for p in [None] + patterns:
+            pl = bullies.plan(tree, p, args.nodes_per_app, r, args.taper, reserve)
+            specs.append({"id": f"{p or 'none'}-r{r}", "setting": p or "none", "pattern": p, "rotation": r,
+                          "app_nodes": pl["app"], "congestor_nodes": pl["bully"],
+                          "flows": [list(f) for f in pl["flows"]]})
+    return _run(args, cfg, nodes, specs)
+
+
+def _run(args, cfg, nodes, specs) -> int:
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        raise GpcnetError(f"{out}: directory {out.parent} does not exist")
+    study = runner.open_study(out, cfg, nodes, args.resume, args.force)
+    launcher = launch.make(args.launcher, args.ppn, out.parent, args.launcher_args)
+    return runner.run_study(study, specs, launcher, out, log=lambda m: print(m, flush=True))
+
+
+def add_parser(sub) -> None:
+    st = sub.add_parser("study", help="co-run an application with congestors (settings I-IV, bullies)",
+                        description="Congestion studies with real applications (docs/studies.md).")
+    ss = st.add_subparsers(dest="study_command", metavar="STUDY", required=True)
+    p = ss.add_parser("corun", help="settings I-IV with rotations (Zhang et al.)",
+                      description="Run the application on N nodes of a list of >= 3N in settings I "
+                                  "(continuous), II (spaced), III (continuous + congestor on spaced nodes), "
+                                  "IV (spaced + congestor interleaved), each --rotations times with the "
+                                  "placement rotated by 1/R of the list; write one JSON with every run.")
+    p.add_argument("--settings", default="I,II,III,IV", help="comma-separated subset (default I,II,III,IV)")
+    p.add_argument("--congestor-args", default=DEFAULT_CONGESTOR, metavar="ARGS",
+                   help=f"network_congestor options (default \"{DEFAULT_CONGESTOR}\": Get Bcast alone, "
+                        "as the study; any kernel mix works)")
+    _common(p)
+    p.set_defaults(func=cmd_corun)
+    p = ss.add_parser("bully", help="topology-aware bullies on a fat-tree (topology.conf)",
+                      description="Per repetition: the application alone, then beside each bully "
+                                  "(pairs-light, pairs-full, bisection, incast) computed from a Slurm "
+                                  "topology.conf, on the same nodes (spread over the leaves).")
+    p.add_argument("--topology", required=True, metavar="topology.conf", help="Slurm tree topology, or 'testbed' for the running gpcnet testbed's")
+    p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
+                   help=f"comma-separated (default {','.join(bullies.PATTERNS)})")
+    p.add_argument("--taper", type=float, metavar="T",
+                   help="leaf uplink capacity = hosts per leaf / T (default: one host link per parent switch)")
+    p.add_argument("--congestor-args", default=DEFAULT_BULLY_ARGS, metavar="ARGS",
+                   help=f"network_congestor options besides --flows (default \"{DEFAULT_BULLY_ARGS}\")")
+    _common(p)
+    p.set_defaults(func=cmd_bully)

@@ -1,0 +1,76 @@
+"""Node lists of the co-run settings (Zhang et al.; SPEC Part C).
+
+From a list of M >= 3N nodes, rotated by r * (M // rotations) for rotation r:
+
+- I   continuous: application on the first N nodes; nothing else runs.
+- II  spaced: application on every other node of the first 2N.
+- III continuous + congestor on spaced nodes: application as in I, congestor
+      on every other node of the next 2N (intermediate congestion: the two
+      share switches and links between the application's nodes, not NICs).
+- IV  spaced + congestor interleaved: application as in II, congestor on the
+      nodes in between (endpoint congestion).
+"""
+
+from __future__ import annotations
+
+from gpcnet.errors import GpcnetError
+
+SETTINGS = ("I", "II", "III", "IV")
+DESCRIPTION = {
+    "I": "continuous, isolated",
+    "II": "spaced, isolated",
+    "III": "continuous + congestor on spaced nodes (intermediate congestion)",
+    "IV": "spaced + congestor interleaved (endpoint congestion)",
+}
+CONGESTED = {"I": False, "II": False, "III": True, "IV": True}
+# CI_app pairs: the congested setting and its isolated twin (same placement
+# of the application).
+PAIRS = (("II", "IV"), ("I", "III"))
+
+
+def parse_settings(text: str) -> list:
+    names = [s.strip().upper() for s in text.split(",") if s.strip()]
+    if not names:
+        raise GpcnetError("--settings: empty list (choose from I, II, III, IV)")
+    for s in names:
+        if s not in SETTINGS:
+            raise GpcnetError(f"--settings: unknown setting {s!r} (choose from I, II, III, IV)")
+    if len(set(names)) != len(names):
+        raise GpcnetError(f"--settings: a setting is repeated in {text!r}")
+    return names
+
+
+def check_sizes(nodes: list, n: int, rotations: int) -> None:
+    if len(set(nodes)) != len(nodes):
+        dup = sorted({x for x in nodes if nodes.count(x) > 1})
+        raise GpcnetError(f"node list names a node twice: {', '.join(dup[:5])}")
+    if n < 1:
+        raise GpcnetError(f"N must be at least 1 (got {n})")
+    if rotations < 1:
+        raise GpcnetError(f"--rotations must be at least 1 (got {rotations})")
+    if 3 * n > len(nodes):
+        raise GpcnetError(f"N = {n} needs a list of at least 3N = {3 * n} nodes; "
+                          f"the list has {len(nodes)} (largest N: {len(nodes) // 3})")
+
+
+def rotation_offset(m: int, rotation: int, rotations: int) -> int:
+    """Rotation r starts r tenths (1/rotations) of the list further on."""
+    return (rotation * (m // rotations)) % m if m else 0
+
+
+def rotated(nodes: list, rotation: int, rotations: int) -> list:
+    off = rotation_offset(len(nodes), rotation, rotations)
+    return nodes[off:] + nodes[:off]
+
+
+def placement(nodes: list, n: int, setting: str, rotation: int = 0, rotations: int = 10) -> dict:
+    """{"app": [...], "congestor": [...], "offset": k} for one run."""
+    check_sizes(nodes, n, rotations)
+    if setting not in SETTINGS:
+        raise GpcnetError(f"unknown setting {setting!r} (choose from I, II, III, IV)")
+    r = rotated(nodes, rotation, rotations)
+    continuous, spaced = r[:n], r[0:2 * n:2]
+    app = continuous if setting in ("I", "III") else spaced
+    congestor = {"I": [], "II": [], "III": r[n:3 * n:2], "IV": r[1:2 * n:2]}[setting]
+    return {"app": app, "congestor": congestor,
+            "offset": rotation_offset(len(nodes), rotation, rotations)}

@@ -1,0 +1,19 @@
+"""Tests of `gpcnet study`: unit tests of node lists, topology, bullies and
+counters, and whole studies with --launcher local (jobs on this host)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+import mpi_harness  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def congestor_bin():
+    path = mpi_harness.binary("network_congestor")
+    if not path.exists():
+        pytest.fail(f"{path} is not built: run scripts/build.sh")
+    return str(path)

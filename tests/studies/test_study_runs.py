@@ -1,0 +1,211 @@
+"""Whole studies with --launcher local: every job is a local mpirun, each
+study node PPN ranks of it, the congestor on emulated nodes (its names
+`<host>#<i>` map back to the study's). Applications are plain commands
+(mpirun starts non-MPI programs too), so runs take about a second."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gpcnet.cli import main
+from gpcnet.study import report
+
+PY = str(Path(__file__).resolve().parents[2] / "python")
+
+
+def study(tmp_path, kind, *args, out="s.json"):
+    return ["study", kind, "--launcher", "local", "--congestor-warmup", "0.5", "-o", str(tmp_path / out), *args]
+
+
+def run_cli(capsys, argv):
+    code = main([str(a) for a in argv])
+    o, e = capsys.readouterr()
+    return code, o, e
+
+
+def test_corun_records_every_run_with_its_nodes_and_congestor(tmp_path, capsys, congestor_bin):
+    argv = study(tmp_path, "corun", "--nodes", "n[1-6]", "-n", "2", "--rotations", "2",
+                 "--settings", "I,IV", "--congestor-bin", congestor_bin,
+                 "--fom-regex", r"fom=(\d+)", "--", "sh", "-c", "sleep 0.3; echo fom=7")
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0, out + err
+    doc = json.loads((tmp_path / "s.json").read_text())
+    runs = {r["id"]: r for r in doc["runs"]}
+    assert sorted(runs) == ["I-r0", "I-r1", "IV-r0", "IV-r1"]
+    assert runs["I-r0"]["app_nodes"] == ["n1", "n2"] and runs["I-r0"]["congestor_nodes"] == []
+    assert runs["IV-r1"]["app_nodes"] == ["n4", "n6"] and runs["IV-r1"]["congestor_nodes"] == ["n5", "n1"]
+    for r in runs.values():
+        assert r["status"] == "ok" and r["wall_s"] >= 0.3 and r["fom"] == 7.0
+        assert r["counters"]["nodes"], "this host's interface counters"
+        if r["setting"] == "IV":
+            c = r["congestor"]
+            assert c["ran_only_where_planned"] and sorted(c["ran_on"]) == sorted(r["congestor_nodes"])
+            assert c["stop_reason"] == "stop_file" and c["kernels"][0]["kernel"] == "rma_bcast"
+            assert c["kernels"][0]["bytes"] > 0
+        else:
+            assert "congestor" not in r
+    # the report reads it
+    code, out, err = run_cli(capsys, ["report", tmp_path / "s.json", "-o", tmp_path / "r.html"])
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "<svg" in html and "I &rarr; III" not in html
+
+
+def test_bully_flows_run_only_on_the_bully_nodes(tmp_path, capsys, congestor_bin):
+    topo = tmp_path / "topology.conf"
+    topo.write_text("SwitchName=l0 Nodes=a[1-3]\nSwitchName=l1 Nodes=b[1-3]\n"
+                    "SwitchName=top Switches=l[0-1]\n")
+    argv = study(tmp_path, "bully", "--topology", topo, "--patterns", "pairs-light,incast",
+                 "-n", "2", "--rotations", "1", "--congestor-bin", congestor_bin,
+                 "--congestor-args", "--congestor-bytes 8192", "--", "sleep", "0.5")
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0, out + err
+    doc = json.loads((tmp_path / "s.json").read_text())
+    runs = {r["id"]: r for r in doc["runs"]}
+    assert sorted(runs) == ["incast-r0", "none-r0", "pairs-light-r0"]
+    assert runs["none-r0"]["congestor_nodes"] == []
+    apps = {tuple(r["app_nodes"]) for r in runs.values()}
+    assert len(apps) == 1                              # the same nodes with and without bully
+    assert runs["pairs-light-r0"]["flows"] == [["a1", "b3"], ["b3", "a1"]]   # bully nodes: the end of each leaf, shared by the patterns
+    assert runs["incast-r0"]["flows"] == [["a1", "b3"], ["a2", "b3"], ["a3", "b3"]]
+    for rid in ("pairs-light-r0", "incast-r0"):
+        c = runs[rid]["congestor"]
+        assert runs[rid]["status"] == "ok"
+        assert c["ran_only_where_planned"], c
+        assert c["kernels"][0]["kernel"] == "flows" and c["kernels"][0]["bytes"] > 0
+        assert not set(runs[rid]["app_nodes"]) & set(runs[rid]["congestor_nodes"])
+    flows = (tmp_path / "s.d" / "flows-incast-r0.txt").read_text().splitlines()
+    assert flows[0].startswith("#") and all("#" in ln for ln in flows[1:])
+
+
+def test_failures_are_recorded_and_the_study_goes_on(tmp_path, capsys, congestor_bin):
+    # The application fails in rotation 0 only (the marker file), a missing
+    # program fails to start, and a congestor that dies is caught.
+    marker = tmp_path / "fail-once"
+    marker.touch()
+    argv = study(tmp_path, "corun", "--nodes", "n[1-3]", "-n", "1", "--rotations", "2",
+                 "--settings", "I", "--congestor-bin", congestor_bin, "--",
+                 "sh", "-c", f"if [ -e {marker} ]; then rm -f {marker}; echo boom >&2; exit 3; fi; sleep 0.2")
+    code, out, err = run_cli(capsys, argv)
+    assert code == 1
+    doc = json.loads((tmp_path / "s.json").read_text())
+    st = {r["id"]: r for r in doc["runs"]}
+    assert st["I-r0"]["status"] == "failed" and "exited with" in st["I-r0"]["error"]
+    assert "boom" in st["I-r0"]["error"]
+    assert st["I-r1"]["status"] == "ok"
+    assert "1 failed" in out
+    # --resume retries the failed run only
+    code, out, err = run_cli(capsys, argv[:2] + ["--resume"] + argv[2:])
+    assert code == 0 and "resuming: 1 runs done, 1 to go" in out
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert [r["status"] for r in doc["runs"]] == ["ok", "ok"]
+
+    missing = study(tmp_path, "corun", "--nodes", "n[1-3]", "-n", "1", "--rotations", "1", "--settings", "I",
+                    "--congestor-bin", congestor_bin, "--", "/nonexistent/app", out="m.json")
+    code, out, err = run_cli(capsys, missing)
+    assert code == 1
+    r = json.loads((tmp_path / "m.json").read_text())["runs"][0]
+    assert r["status"] == "failed" and "application" in r["error"] and "/nonexistent/app" in r["error"]
+
+    # A congestor that dies at once, and one that gets ready (writes its
+    # JSON, as network_congestor does after its setup) and dies a second
+    # into the application.
+    for name, script, when in (
+            ("early", "echo 'no such kernel' >&2\nexit 2\n", "before the application started"),
+            ("late", 'while [ "$1" != --json ]; do shift; done\necho "{}" > "$2"\nsleep 1.5\n'
+                     "echo 'lost my network' >&2\nexit 4\n", "s into the application")):
+        dying = tmp_path / f"congestor-{name}"
+        dying.write_text("#!/bin/sh\n" + script)
+        dying.chmod(0o755)
+        argv = study(tmp_path, "corun", "--nodes", "n[1-3]", "-n", "1", "--rotations", "1", "--settings", "I,III",
+                     "--congestor-bin", dying, "--", "sleep", "4", out=f"{name}.json")
+        code, out, err = run_cli(capsys, argv)
+        assert code == 1
+        runs = {r["id"]: r for r in json.loads((tmp_path / f"{name}.json").read_text())["runs"]}
+        assert runs["I-r0"]["status"] == "ok"
+        assert runs["III-r0"]["status"] == "failed"
+        assert "congestor died" in runs["III-r0"]["error"] and when in runs["III-r0"]["error"]
+        assert ("lost my network" if name == "late" else "no such kernel") in runs["III-r0"]["error"]
+
+
+def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, congestor_bin):
+    base = ["--congestor-bin", congestor_bin, "--", "true"]
+    code, _, err = run_cli(capsys, study(tmp_path, "corun", "--nodes", "n[1-8]", "-n", "3", *base))
+    assert code == 2 and "N = 3 needs a list of at least 3N = 9 nodes; the list has 8" in err
+    code, _, err = run_cli(capsys, study(tmp_path, "corun", "--nodes", "n[1-9]", "-n", "3",
+                                         "--settings", "I,V", *base))
+    assert code == 2 and "unknown setting 'V'" in err
+    code, _, err = run_cli(capsys, study(tmp_path, "corun", "-n", "1", *base))
+    assert code == 2 and "give the node list one way" in err
+    (tmp_path / "s.json").write_text("{}")
+    code, _, err = run_cli(capsys, study(tmp_path, "corun", "--nodes", "n[1-9]", "-n", "3", *base))
+    assert code == 2 and "exists: --resume to continue" in err
+    assert not list(tmp_path.glob("*.d"))
+
+
+def test_interrupted_study_keeps_finished_runs_and_resumes(tmp_path, congestor_bin):
+    out = tmp_path / "s.json"
+    argv = [sys.executable, "-m", "gpcnet", "study", "corun", "--launcher", "local", "--nodes", "n[1-6]",
+            "-n", "2", "--rotations", "3", "--settings", "I,III", "--congestor-warmup", "0.5",
+            "--congestor-bin", congestor_bin, "-o", str(out), "--", "sleep", "1"]
+    env = dict(os.environ, PYTHONPATH=PY)
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if out.exists() and len(json.loads(out.read_text())["runs"]) >= 2:
+            break
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    text, _ = p.communicate(timeout=60)
+    assert p.returncode == 130, text
+    assert "finished runs kept" in text and "--resume" in text
+    kept = json.loads(out.read_text())["runs"]
+    assert 2 <= len(kept) < 6 and all(r["status"] == "ok" for r in kept)
+    done = subprocess.run(argv[:5] + ["--resume"] + argv[5:], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"resuming: {len(kept)} runs done, {6 - len(kept)} to go" in done.stdout
+    runs = json.loads(out.read_text())["runs"]
+    assert sorted(r["id"] for r in runs) == sorted(f"{s}-r{k}" for s in ("I", "III") for k in range(3))
+    assert [r for r in runs if r["id"] == kept[0]["id"]][0]["started"] == kept[0]["started"]
+    # no congestor left behind
+    left = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout
+    assert not left.strip()
+
+
+def test_summary_normalises_to_setting_I_and_pairs_ci_app():
+    runs = []
+    times = {"I": [1.0, 2.0, 3.0], "II": [2.0, 2.0, 2.0], "III": [2.0, 4.0, 6.0], "IV": [3.0, 5.0, 4.0]}
+    for s, ts in times.items():
+        for k, t in enumerate(ts):
+            runs.append({"id": f"{s}-r{k}", "setting": s, "rotation": k, "status": "ok", "wall_s": t, "fom": 10 * t,
+                         "counters": {"switch_stall": {"leaf0": {"stall_ratio": t / 10}}}})
+    runs.append({"id": "IV-r3", "setting": "IV", "rotation": 3, "status": "failed", "error": "x"})
+    doc = {"kind": "gpcnet_study", "config": {"study": "corun", "settings": list(times)}, "runs": runs}
+    s = report.summarise(doc)
+    assert s["baseline_median_s"] == 2.0
+    assert s["settings"]["III"]["stats"] == {"min": 1.0, "q1": 1.5, "median": 2.0, "q3": 2.5, "max": 3.0}
+    assert s["settings"]["III"]["median_fom"] == 40.0
+    ci = {(c["isolated"], c["congested"]): c for c in s["ci_app"]}
+    assert ci[("II", "IV")]["paired"] == [1.5, 2.5, 2.0] and ci[("II", "IV")]["median_paired"] == 2.0
+    assert ci[("I", "III")]["paired"] == [2.0, 2.0, 2.0] and ci[("I", "III")]["ratio_of_medians"] == 2.0
+    assert s["failed"] == [{"id": "IV-r3", "error": "x"}]
+    assert s["fit"]["slope"] == pytest.approx(5.0) and s["fit"]["r"] == pytest.approx(1.0)
+
+
+def test_resume_refuses_a_different_study(tmp_path, capsys, congestor_bin):
+    first = study(tmp_path, "corun", "--nodes", "n[1-6]", "-n", "1", "--rotations", "1", "--settings", "I",
+                  "--congestor-bin", congestor_bin, "--", "true")
+    assert run_cli(capsys, first)[0] == 0
+    other = study(tmp_path, "corun", "--resume", "--nodes", "n[1-6]", "-n", "2", "--rotations", "1",
+                  "--settings", "I", "--congestor-bin", congestor_bin, "--", "true")
+    code, _, err = run_cli(capsys, other)
+    assert code == 2 and "--resume with a different n (1 there, 2 now)" in err
+    same = study(tmp_path, "corun", "--resume", "--nodes", "n[1-6]", "-n", "1", "--rotations", "1",
+                 "--settings", "I", "--congestor-bin", congestor_bin, "--", "true")
+    code, out, _ = run_cli(capsys, same)
+    assert code == 0 and "resuming: 1 runs done, 0 to go" in out
