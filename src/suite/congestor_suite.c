@@ -202,14 +202,18 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
     if (ro->congestor_active && k->pass_end)
         k->pass_end(ro->state);
     MPI_Wait(&stop_req, MPI_STATUS_IGNORE);
-    /* Every rank posts the same number of report reductions. */
-    ticks_progress(run, cr, &tk, elapsed, bytes, ro->kernel, 1);
+    /* Every rank posts the same number of report reductions. Agree on the
+     * count before waiting for any: a rank that waited first for a report
+     * another rank had not posted yet would wait for that rank, itself
+     * waiting in the agreement (seen under MPICH, where the one-sided
+     * kernels fall behind the others by many rounds). */
     int ticks = tk.posted;
     MPI_Allreduce(MPI_IN_PLACE, &ticks, 1, MPI_INT, MPI_MAX, run->world);
     while (tk.posted < ticks) {
-        ticks_post(&tk, bytes, ro->kernel);
         ticks_progress(run, cr, &tk, elapsed, bytes, ro->kernel, 1);
+        ticks_post(&tk, bytes, ro->kernel);
     }
+    ticks_progress(run, cr, &tk, elapsed, bytes, ro->kernel, 1);
     /* Exact totals, including the last round; rank 0's clock. */
     tk.mine[ro->kernel] = bytes;
     MPI_Reduce(tk.mine, tk.sum, tk.len, MPI_DOUBLE, MPI_SUM, 0, run->world);
