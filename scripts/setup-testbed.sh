@@ -5,17 +5,9 @@
 # again; never asks anything. The Slurm and munge services Debian may start
 # are not used: the testbed runs its own daemons inside its namespaces.
 set -euo pipefail
-export DEBIAN_FRONTEND=noninteractive
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-apt_updated=0
-apt_install() {
-    if [ "$apt_updated" -eq 0 ]; then
-        as_root apt-get update -q </dev/null >/dev/null
-        apt_updated=1
-    fi
-    echo "setup-testbed: installing $*"
-    as_root apt-get install -y -q --no-install-recommends "$@" </dev/null >/dev/null
-}
+APT_WHO=setup-testbed
+. "$(dirname "${BASH_SOURCE[0]}")/apt-lib.sh"
+
 need=()
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v nsenter >/dev/null 2>&1 || need+=(util-linux)

@@ -5,18 +5,8 @@
 # up the gpcnet analysis tool and its test dependencies.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export DEBIAN_FRONTEND=noninteractive
-
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-apt_updated=0
-apt_install() {
-    if [ "$apt_updated" -eq 0 ]; then
-        as_root apt-get update -q </dev/null >/dev/null
-        apt_updated=1
-    fi
-    echo "setup: installing $*"
-    as_root apt-get install -y -q --no-install-recommends "$@" </dev/null >/dev/null
-}
+APT_WHO=setup
+. "$(dirname "${BASH_SOURCE[0]}")/apt-lib.sh"
 
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
