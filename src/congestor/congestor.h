@@ -47,11 +47,24 @@ int congestor_scaled_iterations(int base, int n);
  * scaling code for them assigns the incast count instead). */
 int congestor_unscaled_iterations(int base, int n);
 
+/* When a pass may end before its measurements or the time limit. */
+typedef struct {
+    /* > 0 (--converge TOL): a measured pass ends once every rank's mean
+     * bandwidth and 99% have settled to TOL (infra/converge.h). */
+    double converge_tol;
+    /* Not NULL: the pass ends once this request (the canaries' "done"
+     * barrier) has completed on any rank of comm. */
+    MPI_Request *done;
+} congestor_pass_stop_t;
+
 /* One pass: up to `measurements` measurements of `iterations` iterations,
- * ended early once any rank of comm passes the time limit (agreed with a
- * non-blocking reduction so the load stays steady). With acc, the pass is
- * measured (samples and one bulk value per rank). */
-void congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
-                    int iterations, double time_limit, stats_acc_t *acc);
+ * ended early once any rank of comm passes the time limit, or on `stop`
+ * (NULL: never), agreed with one non-blocking reduction per measurement so
+ * the load stays steady and every rank runs the same measurements. With
+ * acc, the pass is measured (samples and one bulk value per rank).
+ * Returns 1 when the pass ended because `stop->done` completed. */
+int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
+                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
+                   stats_acc_t *acc);
 
 #endif

@@ -3,30 +3,60 @@
 
 #include <stdlib.h>
 
+#include "infra/converge.h"
 #include "infra/fatal.h"
 
 #define MIB (1024.0 * 1024.0)
 
-void congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
-                    int iterations, double time_limit, stats_acc_t *acc)
+/* What the ranks of a pass agree on before each measurement, all with MAX:
+ * the elapsed time, whether any rank's statistics are still moving, and
+ * whether any rank has seen the canaries finish. */
+enum { AGREE_ELAPSED, AGREE_UNSETTLED, AGREE_DONE_SEEN, AGREE_COUNT };
+
+int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
+                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
+                   stats_acc_t *acc)
 {
     if (k->pass_begin)
         k->pass_begin(state);
     double bytes = k->bytes_per_iteration(state);
     /* Samples only where measured and this rank reports a bandwidth. */
-    double *durations = acc && bytes > 0.0 ? xmalloc(sizeof(double) * (size_t)iterations) : NULL;
+    int sampling = acc && bytes > 0.0;
+    double *durations = sampling ? xmalloc(sizeof(double) * (size_t)iterations) : NULL;
+    int converging = acc && stop && stop->converge_tol > 0.0;
+    MPI_Request *done_req = stop ? stop->done : NULL;
+    converge_t conv;
+    converge_init(&conv, converging ? stop->converge_tol : 1.0, 1);
     double t0 = MPI_Wtime();
-    double mine = 0.0, agreed = 0.0, bulk_time = 0.0;
+    double mine[AGREE_COUNT] = {0.0, 1.0, 0.0}, agreed[AGREE_COUNT];
+    double bulk_time = 0.0;
     MPI_Request req;
-    /* The timeout of measurement m is agreed while measurement m-1 runs. */
-    MPI_Iallreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm, &req);
+    /* The verdict on measurement m is agreed while measurement m-1 runs, so
+     * a stop takes effect one measurement late, the same on every rank. */
+    MPI_Iallreduce(mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm, &req);
     long done = 0;
+    int ended_by_done = 0, settled = 0;
     for (int m = 0; m < measurements; m++) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-        if (agreed >= time_limit)
+        if (agreed[AGREE_ELAPSED] >= time_limit)
             break;
-        mine = MPI_Wtime() - t0;
-        MPI_Iallreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm, &req);
+        if (converging && done >= CONVERGE_MIN_BATCHES && agreed[AGREE_UNSETTLED] == 0.0) {
+            settled = 1;
+            break;
+        }
+        if (done_req && agreed[AGREE_DONE_SEEN] > 0.0) {
+            ended_by_done = 1;
+            break;
+        }
+        mine[AGREE_ELAPSED] = MPI_Wtime() - t0;
+        /* A rank without samples (the root of an incast) never holds it up. */
+        mine[AGREE_UNSETTLED] = converging && sampling && !converge_done(&conv) ? 1.0 : 0.0;
+        if (done_req && mine[AGREE_DONE_SEEN] == 0.0) {
+            int flag = 0;
+            MPI_Test(done_req, &flag, MPI_STATUS_IGNORE);
+            mine[AGREE_DONE_SEEN] = flag ? 1.0 : 0.0;
+        }
+        MPI_Iallreduce(mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm, &req);
         if (acc)
             MPI_Barrier(comm);
         k->iterate(state); /* warm-up */
@@ -39,9 +69,14 @@ void congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int
                 k->iterate(state);
                 durations[i] = MPI_Wtime() - t1;
             }
-            bulk_time += MPI_Wtime() - bt1;
+            double t = MPI_Wtime() - bt1;
+            bulk_time += t;
             for (int i = 0; i < iterations; i++)
                 stats_add_sample(acc, bytes / (durations[i] * MIB));
+            if (converging) {
+                converge_add_batch(&conv, bytes * iterations / (t * MIB));
+                converge_check_tail(&conv, &acc->hist);
+            }
         } else {
             for (int i = 0; i < iterations; i++)
                 k->iterate(state);
@@ -55,8 +90,14 @@ void congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int
         k->pass_end(state);
     if (acc) {
         acc->measurements = (double)done;
-        acc->timed_out = done < measurements ? 1.0 : 0.0;
+        acc->timed_out = done < measurements && !settled ? 1.0 : 0.0;
+        acc->converged = settled ? 1.0 : 0.0;
+        if (converging && sampling) {
+            acc->avg_precision = conv.avg_precision;
+            acc->tail_precision = conv.tail_precision;
+        }
         if (bytes > 0.0 && done > 0)
             stats_add_bulk(acc, bytes * (double)(done * iterations) / (bulk_time * MIB));
     }
+    return ended_by_done;
 }

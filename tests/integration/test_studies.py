@@ -174,6 +174,33 @@ def test_converge_never_later_than_the_cap(harness, tmp_path):
         assert row["samples"] == row["ranks"] * 12 * row["rings"] * row["iterations"]
 
 
+def test_converge_ends_the_congestor_passes_too(harness, tmp_path):
+    """With --converge the congestors' measured warm-up pass ends once its
+    bandwidth has settled, and the passes beside a canary test end within a
+    measurement of the canaries' end: with a 30 s time limit and passes of a
+    million measurements the whole job takes a fraction of one limit. Passes
+    running out their time limit would take 30 s each: 4 baselines and 2 per
+    loaded test, past the 120 s timeout."""
+    p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--tests",
+                    "rr_two_sided_lat", "--time-limit", "30", "--measurements", "10000000",
+                    "--congestor-measurements", "1000000", "--converge", "0.5", "--verbose",
+                    "--output-dir", tmp_path, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    doc = harness.load_json(tmp_path / "network_load_test.json")
+    tb = by_id(doc)
+    for table in ("isolated", "loaded"):
+        (row,) = tb[table]["rows"]
+        assert row["stop_reason"] == "converged", (table, row)
+    measured = tb["isolated_congestors"]["rows"] + tb["congestors_during:rr_two_sided_lat"]["rows"]
+    assert [r["test"] for r in measured] == CONGESTORS * 2
+    for row in measured:
+        assert row["stop_reason"] == "converged", row
+        assert row["precision"]["avg"] <= 0.5 and row["precision"]["p99"] <= 0.5
+        assert row["samples"] >= row["ranks"] * 30000  # three tail windows per rank
+    loaded = [ph for ph in doc["phases"] if ph["name"].startswith("loaded")]
+    assert loaded and all(ph["wall_s"] < 30 for ph in loaded), doc["phases"]
+
+
 def test_without_converge_nothing_changes(harness, tmp_path):
     p = harness.run(4, "network_test", "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
                     *harness.QUICK, "--output-dir", tmp_path)
