@@ -17,7 +17,8 @@
  * 99%: windows of at least 100 / (1 - 0.99) = 10,000 samples. At the end
  * of every window the 99% of all samples so far is compared with its value
  * at the end of the previous window; converged once CONVERGE_STABLE_WINDOWS
- * successive windows each moved it by <= TOL (relative).
+ * successive windows each moved it by <= TOL (relative): with 1, at least
+ * two windows (20,000 samples) per rank.
  *
  * Pure C, O(1) memory. */
 #ifndef GPCNET_CONVERGE_H
@@ -26,7 +27,7 @@
 #include "infra/histogram.h"
 
 #define CONVERGE_MIN_BATCHES 10
-#define CONVERGE_STABLE_WINDOWS 2
+#define CONVERGE_STABLE_WINDOWS 1
 #define CONVERGE_QUANTILE 0.99
 
 typedef struct {
