@@ -1,8 +1,11 @@
 #include "infra/stats.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "infra/fatal.h"
 
 void stats_init(stats_acc_t *a)
 {
@@ -25,44 +28,83 @@ void stats_add_bulk(stats_acc_t *a, double v)
         a->bulk_max = v;
 }
 
+/* What the reduction carries: [n][every field before the bins][n bins],
+ * the bins being the span any rank of the reduction uses. A histogram has
+ * 40,962 bins (320 KiB) but one test fills a few octaves of it; carrying
+ * only those keeps the messages small, which is most of the cost of a
+ * simulated run with thousands of ranks (SMPI copies every message into a
+ * fresh buffer). n travels in the message: no state outside it, so
+ * reductions on other communicators may run at the same time. */
+#define FIELD(f) (offsetof(stats_acc_t, f) / sizeof(double))
+#define HEAD ((int)FIELD(hist.bins))
+_Static_assert(offsetof(stats_acc_t, hist.bins) % sizeof(double) == 0, "doubles only");
+
 static void merge_op(void *in, void *inout, int *len, MPI_Datatype *type)
 {
-    const stats_acc_t *src = in;
-    stats_acc_t *dst = inout;
-    for (int i = 0; i < *len; i++, src++, dst++) {
-        dst->ranks += src->ranks;
-        dst->bulk_sum += src->bulk_sum;
-        dst->bulk_count += src->bulk_count;
-        dst->bulk_min = fmin(dst->bulk_min, src->bulk_min);
-        dst->bulk_max = fmax(dst->bulk_max, src->bulk_max);
-        dst->worst_sum = fmax(dst->worst_sum, src->worst_sum);
-        dst->worst_count = fmax(dst->worst_count, src->worst_count);
-        dst->measurements = fmax(dst->measurements, src->measurements);
-        dst->timed_out = fmax(dst->timed_out, src->timed_out);
-        dst->converged = fmax(dst->converged, src->converged);
-        dst->avg_precision = fmax(dst->avg_precision, src->avg_precision);
-        dst->tail_precision = fmax(dst->tail_precision, src->tail_precision);
-        hist_merge(&dst->hist, &src->hist);
+    (void)type;
+    const double *src = in;
+    double *dst = inout;
+    for (int e = 0; e < *len; e++) {
+        int n = (int)src[0];
+        const double *s = src + 1;
+        double *d = dst + 1;
+        for (int f = 0; f < HEAD; f++) {
+            if (f == FIELD(ranks) || f == FIELD(bulk_sum) || f == FIELD(bulk_count) ||
+                f == FIELD(hist.count) || f == FIELD(hist.sum))
+                d[f] += s[f];
+            else if (f == FIELD(bulk_min) || f == FIELD(hist.min))
+                d[f] = fmin(d[f], s[f]);
+            else /* the maxima, and the agreed values (same on every rank) */
+                d[f] = fmax(d[f], s[f]);
+        }
+        for (int b = 0; b < n; b++)
+            d[HEAD + b] += s[HEAD + b];
+        src += 1 + HEAD + n;
+        dst += 1 + HEAD + n;
     }
 }
 
 void stats_reduce(stats_acc_t *a, MPI_Comm comm)
 {
+    int lo = HIST_BUCKETS, hi = -1;
+    for (int b = 0; b < HIST_BUCKETS; b++) {
+        if (a->hist.bins[b] != 0.0) {
+            if (lo == HIST_BUCKETS)
+                lo = b;
+            hi = b;
+        }
+    }
+    int span[2] = {-lo, hi};
+    MPI_Allreduce(MPI_IN_PLACE, span, 2, MPI_INT, MPI_MAX, comm);
+    lo = -span[0];
+    hi = span[1];
+    int n = hi >= lo ? hi - lo + 1 : 0;
+
     /* One element of a contiguous type: MPI cannot cut it into pieces, so the
      * operator always sees whole accumulators. */
+    size_t count = (size_t)(1 + HEAD + n);
+    double *mine = xmalloc(sizeof(double) * count);
+    mine[0] = (double)n;
+    memcpy(mine + 1, a, sizeof(double) * (size_t)HEAD);
+    if (n > 0)
+        memcpy(mine + 1 + HEAD, &a->hist.bins[lo], sizeof(double) * (size_t)n);
     MPI_Datatype type;
-    MPI_Type_contiguous((int)(sizeof(stats_acc_t) / sizeof(double)), MPI_DOUBLE, &type);
+    MPI_Type_contiguous((int)count, MPI_DOUBLE, &type);
     MPI_Type_commit(&type);
     MPI_Op op;
     MPI_Op_create(merge_op, 1, &op);
     int rank;
     MPI_Comm_rank(comm, &rank);
-    stats_acc_t *merged = rank == 0 ? malloc(sizeof(*merged)) : NULL;
-    MPI_Reduce(a, merged, 1, type, op, 0, comm);
+    double *merged = rank == 0 ? xmalloc(sizeof(double) * count) : NULL;
+    MPI_Reduce(mine, merged, 1, type, op, 0, comm);
     if (rank == 0) {
-        memcpy(a, merged, sizeof(*a));
+        /* The bins outside the span are zero on every rank, rank 0 too. */
+        memcpy(a, merged + 1, sizeof(double) * (size_t)HEAD);
+        if (n > 0)
+            memcpy(&a->hist.bins[lo], merged + 1 + HEAD, sizeof(double) * (size_t)n);
         free(merged);
     }
+    free(mine);
     MPI_Op_free(&op);
     MPI_Type_free(&type);
 }
