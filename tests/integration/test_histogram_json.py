@@ -48,3 +48,10 @@ def test_percentiles_lie_in_the_bin_of_their_sample(doc):
             assert lo <= row[key] <= hi, (row["test"], key, row[key], lo, hi)
         lo, hi = _bin_of_kth(bins, max(1, math.floor(0.5 * n)), False)
         assert lo <= row["median"] <= hi, (row["test"], row["median"], lo, hi)
+
+
+def test_every_sample_reaches_the_merged_bins(doc):
+    """The reduction carries only the span of bins some rank uses: a bin
+    lost on the way would leave the counts short of the samples."""
+    for row in doc["tables"][0]["rows"]:
+        assert sum(count for _, _, count in row["histogram"]["bins"]) == row["samples"], row["test"]
