@@ -162,14 +162,17 @@ if want mpich && [ -n "${built[mpich]:-}" ]; then
     mpich_env=(GPCNET_MPI=mpich "GPCNET_BUILD_DIR=$repo/build-mpich" MPIR_CVAR_POLLS_BEFORE_YIELD=1)
     # MPICH busy-polls: 20-40 oversubscribed ranks crawl on 2 cores. The
     # longest MPI-independent cases (sweep, repeat, colocated, 10 x 4 ranks;
-    # 4 minutes of the 7 under MPICH) run under Open MPI and ASan only.
+    # 4 minutes of the 7 under MPICH) run under Open MPI and ASan only. So
+    # does the converge case with its 30 s limit: a measurement of its
+    # latency canary took 40 s under MPICH here.
     run_pytest mpich-integration "${mpich_env[@]}" -- tests/integration \
         --deselect tests/integration/test_load_test.py::test_ten_nodes_four_ppn \
         --deselect tests/integration/test_studies.py::test_colocated_placement \
         --deselect tests/integration/test_studies.py::test_repeat_statistics_from_the_repetitions \
         --deselect tests/integration/test_studies.py::test_sweep_runs_each_congestor_alone_then_all \
         --deselect tests/integration/test_studies.py::test_sweep_matrix_equals_the_cells \
-        --deselect tests/integration/test_studies.py::test_sweep_prints_the_usual_tables_then_the_matrix
+        --deselect tests/integration/test_studies.py::test_sweep_prints_the_usual_tables_then_the_matrix \
+        --deselect tests/integration/test_studies.py::test_converge_ends_the_congestor_passes_too
     run_pytest mpich-reliability "${mpich_env[@]}" -- tests/reliability
 fi
 
