@@ -177,12 +177,12 @@ def test_converge_never_later_than_the_cap(harness, tmp_path):
 def test_converge_ends_the_congestor_passes_too(harness, tmp_path):
     """With --converge the congestors' measured warm-up pass ends once its
     bandwidth has settled, and the passes beside a canary test end within a
-    measurement of the canaries' end: with a 30 s time limit and passes of a
+    measurement of the canaries' end: with a 20 s time limit and passes of a
     million measurements a loaded test takes little more than its canary
-    test. Passes running out their time limit would take 30 s each: 4
+    test. Passes running out their time limit would take 20 s each: 4
     baselines and 2 per loaded test, past the 120 s timeout."""
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--tests",
-                    "rr_two_sided_lat", "--time-limit", "30", "--measurements", "10000000",
+                    "rr_two_sided_lat", "--time-limit", "20", "--measurements", "10000000",
                     "--congestor-measurements", "1000000", "--converge", "0.5", "--verbose",
                     "--output-dir", tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
