@@ -2,11 +2,12 @@
 finished phase (catalogue section F). A reader polls it while the run goes
 on; every version it sees must parse, hold one more phase than the one
 before or the same, and hold exactly the rows of the finished phases."""
+import json
 import time
 
 import pytest
 
-from relsupport import SLOW, TINY_CONGESTORS, no_temporary_files, read_json_if_any, table_rows
+from relsupport import SLOW, TINY_CONGESTORS, no_temporary_files, table_rows
 
 CANARIES = ["rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"]
 # One phase per finished test: nothing is lost when a run ends mid-block.
@@ -23,7 +24,10 @@ def watch(job, path):
         except FileNotFoundError:
             raw = None
         if raw is not None and raw != last:
-            seen.append(read_json_if_any(path))  # must parse, whenever it is read
+            # Parse the bytes just read, not a second read of the file: the
+            # run may have replaced it in between, and the newer version
+            # would then be recorded twice (a "complete" before the last).
+            seen.append(json.loads(raw.decode("utf-8")))  # must parse, whenever it is read
             last = raw
         if not running:
             break
