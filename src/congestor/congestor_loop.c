@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "infra/agree.h"
 #include "infra/converge.h"
 #include "infra/fatal.h"
 
@@ -30,14 +31,14 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
     double t0 = MPI_Wtime();
     double mine[AGREE_COUNT] = {0.0, 1.0, 0.0}, agreed[AGREE_COUNT];
     double bulk_time = 0.0;
-    MPI_Request req;
+    agree_t agreement = AGREE_NONE;
     /* The verdict on measurement m is agreed while measurement m-1 runs, so
      * a stop takes effect one measurement late, the same on every rank. */
-    MPI_Iallreduce(mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm, &req);
+    agree_post(&agreement, mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm);
     long done = 0;
     int ended_by_done = 0, settled = 0;
     for (int m = 0; m < measurements; m++) {
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        agree_wait(&agreement);
         if (agreed[AGREE_ELAPSED] >= time_limit)
             break;
         if (converging && done >= CONVERGE_MIN_BATCHES && agreed[AGREE_UNSETTLED] == 0.0) {
@@ -56,7 +57,7 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
             MPI_Test(done_req, &flag, MPI_STATUS_IGNORE);
             mine[AGREE_DONE_SEEN] = flag ? 1.0 : 0.0;
         }
-        MPI_Iallreduce(mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm, &req);
+        agree_post(&agreement, mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm);
         if (acc)
             MPI_Barrier(comm);
         k->iterate(state); /* warm-up */
@@ -83,8 +84,7 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         }
         done++;
     }
-    if (req != MPI_REQUEST_NULL)
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    agree_wait(&agreement);
     free(durations);
     if (k->pass_end)
         k->pass_end(state);

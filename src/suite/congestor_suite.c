@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "congestor/flows.h"
+#include "infra/agree.h"
 #include "infra/fatal.h"
 #include "infra/report.h"
 #include "suite/congestor_run.h"
@@ -129,8 +130,9 @@ static void ticks_progress(run_t *run, congestor_run_t *cr, ticks_t *tk, double 
 
 /* Rank 0 decides when to stop and says so with an MPI_Ibcast that every
  * other rank posted at the start and tests every round; the ranks of one
- * congestor communicator then agree (MPI_Iallreduce MIN, as the load test
- * does) to stop after the same round, so no message is left unmatched. */
+ * congestor communicator then agree (a non-blocking MIN, infra/agree.h, as
+ * the load test does) to stop after the same round, so no message is left
+ * unmatched. */
 static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
 {
     const options_t *o = &run->opt;
@@ -156,8 +158,8 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
         k->pass_begin(ro->state);
     MPI_Barrier(run->world);
     double t0 = MPI_Wtime();
-    int seen = 0, all_seen = 0;
-    MPI_Request agree = MPI_REQUEST_NULL;
+    int seen = 0, all_seen = 0, seen_posted = 0;
+    agree_t agreement = AGREE_NONE;
     struct timespec nap = {0, 5 * 1000 * 1000};
     for (;;) {
         if (ro->congestor_active) {
@@ -191,12 +193,15 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
                 break;
             continue;
         }
-        if (agree != MPI_REQUEST_NULL) {
-            MPI_Wait(&agree, MPI_STATUS_IGNORE);
+        if (agree_pending(&agreement)) {
+            agree_wait(&agreement);
             if (all_seen)
                 break;
         }
-        MPI_Iallreduce(&seen, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm, &agree);
+        /* A copy: seen may change while the reduction is in flight, and MPI
+         * forbids touching a pending reduction's input. */
+        seen_posted = seen;
+        agree_post(&agreement, &seen_posted, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
     }
     double elapsed = MPI_Wtime() - t0;
     if (ro->congestor_active && k->pass_end)

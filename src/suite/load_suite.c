@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infra/agree.h"
 #include "infra/fatal.h"
 #include "infra/impact.h"
 #include "infra/node_lists.h"
@@ -92,7 +93,7 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
         return;
     }
     int posted_done = 0, seen = 0, all_seen = 0;
-    MPI_Request agree = MPI_REQUEST_NULL;
+    agree_t agreement = AGREE_NONE;
     for (;;) {
         congestor_pass(run->congestors[ro->kernel], ro->state, ro->congestor_comm,
                        run->congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
@@ -101,8 +102,8 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
             MPI_Ibarrier(run->world, &done);
             posted_done = 1;
         }
-        if (agree != MPI_REQUEST_NULL) {
-            MPI_Wait(&agree, MPI_STATUS_IGNORE);
+        if (agree_pending(&agreement)) {
+            agree_wait(&agreement);
             if (all_seen)
                 break;
         }
@@ -110,19 +111,7 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
         if (done != MPI_REQUEST_NULL)
             MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
         seen = flag;
-#ifdef SMPI_H
-        /* SimGrid's SMPI implements MPI_Iallreduce as every rank sending to
-         * every other (G^2 messages per call on G ranks, each detached send
-         * then costing a scan of all pending ones): a 512-rank simulated load
-         * test took over 10 minutes in it. Under SMPI the agreement is a
-         * blocking MPI_Allreduce (log G rounds) after each pass; the passes
-         * of one congestor communicator are in step anyway. docs/scale.md. */
-        MPI_Allreduce(&seen, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
-        if (all_seen)
-            break;
-#else
-        MPI_Iallreduce(&seen, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm, &agree);
-#endif
+        agree_post(&agreement, &seen, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
     }
 }
 
