@@ -12,6 +12,11 @@ communicators. Two ratios are compared, never absolute times:
   collectives (1.3x here), like N with O(N) sequential rounds (the ring
   allgather of SimGrid's Comm::init_smp gave 3.8x).
 
+A third case does the same for network_load_test with one congestor
+kernel on all congestor hosts, so most of the run is congestor passes: the
+per-measurement agreement of a pass used SMPI's MPI_Iallreduce (G^2
+messages on G ranks), 354x the CPU from 64 to 256 ranks; now ~4.5x.
+
 Run with GPCNET_HEAVY=1 (scripts/test-reliability.sh does).
 """
 import json
@@ -40,20 +45,20 @@ pytestmark = pytest.mark.skipif(
            "scripts/build.sh --mpi simgrid")
 
 
-def simulate(tmp_path, ranks, extra=()):
+def simulate(tmp_path, ranks, extra=(), program="network_test", args=SHORT):
     """CPU seconds of the simulation and the simulated set-up time."""
     hosts = tmp_path / f"hosts-{ranks}.txt"
     hosts.write_text("".join(f"node-{i}\n" for i in range(ranks)))
-    out = tmp_path / f"out-{ranks}"
+    out = tmp_path / f"out-{program}-{ranks}"
     out.mkdir(exist_ok=True)
     cmd = ["bash", str(SMPIRUN_SH), *extra, "-platform", str(PLATFORM), "-hostfile", str(hosts),
-           "-np", str(ranks), str(BUILD / "network_test"), *SHORT, "--output-dir", str(out)]
+           "-np", str(ranks), str(BUILD / program), *args, "--output-dir", str(out)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
                        cwd=tmp_path)  # smpirun writes a temporary hostfile to the cwd
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    doc = json.loads((out / "network_test.json").read_text())
+    doc = json.loads((out / f"{program}.json").read_text())
     assert doc["environment"]["ranks"] == ranks and doc["environment"]["nodes"] == ranks
     assert doc["status"] == "complete" and doc["setup_s"] > 0
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -96,3 +101,25 @@ def test_scale_check_catches_quadratic_collectives(tmp_path):
             os.environ["SMPI_EXTRA"] = old
     print(f"mpich collectives, 64 -> 256 ranks: simulated set-up {large / small:.2f}x")
     assert large / small >= MAX_SETUP_RATIO
+
+
+# One kernel (P2P Incast: O(G) messages per iteration) on every congestor
+# host, the shortest loops: the run is set-up plus congestor passes.
+LOAD_SHORT = [*SHORT, "--congestors", "p2p_incast", "--congestor-measurements", "1",
+              "--congestor-iterations", "1"]
+# Linear ~4.5x; the G^2 agreement gave 354x (64 -> 256 ranks).
+MAX_LOAD_CPU_RATIO = 20.0
+
+
+@pytest.mark.cap(300)
+def test_load_test_congestor_passes_are_not_quadratic(tmp_path):
+    small = [simulate(tmp_path, 64, program="network_load_test", args=LOAD_SHORT)
+             for _ in range(2)]
+    large = [simulate(tmp_path, 256, program="network_load_test", args=LOAD_SHORT)
+             for _ in range(2)]
+    cpu_ratio = min(c for c, _ in large) / min(c for c, _ in small)
+    print(f"load test, 64 -> 256 ranks: CPU {cpu_ratio:.2f}x")
+    assert cpu_ratio < MAX_LOAD_CPU_RATIO, (
+        f"256 ranks cost {cpu_ratio:.1f}x the CPU time of 64 (linear ~4.5x): the load "
+        "test's congestor passes went superlinear under SMPI, e.g. a non-blocking "
+        "collective per measurement (infra/agree.h, docs/scale.md)")
