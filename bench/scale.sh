@@ -17,6 +17,11 @@
 #   PLATFORM  default platforms/cluster-4096.xml (4096 hosts, flat)
 #   SETUP_SIZES  ranks for the pure-C benchmark (default 10000 100000 1000000)
 #   SMPI_EXTRA   more smpirun settings (scripts/smpirun.sh)
+#   LOAD_SMPI_EXTRA  smpirun settings of the network_load_test runs only,
+#             before SMPI_EXTRA (default --cfg=smpi/send-is-detached-thresh:0:
+#             SimGrid 3.32's bookkeeping of detached sends costs O(M^2) in
+#             the M small messages in flight, which the congestors make by
+#             the thousand; set it to " " for SimGrid's default model)
 #   TIMEOUT   seconds per run before it is reported as "timeout" (default 900)
 # Measure on an otherwise idle machine: the simulation is one process on one core.
 set -euo pipefail
@@ -28,6 +33,7 @@ programs="${PROGRAMS:-network_test network_load_test}"
 platform="${PLATFORM:-$repo/platforms/cluster-4096.xml}"
 setup_sizes="${SETUP_SIZES:-10000 100000 1000000}"
 timeout_s="${TIMEOUT:-900}"
+load_smpi_extra="${LOAD_SMPI_EXTRA:---cfg=smpi/send-is-detached-thresh:0}"
 
 [ -f "$platform" ] || { echo "scale.sh: platform $platform not found" >&2; exit 2; }
 platform="$(realpath "$platform")"
@@ -50,6 +56,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 results="$tmp/results.tsv"
 : >"$results"
+case " $programs " in *" network_load_test "*)
+    echo "# network_load_test runs with SMPI settings: ${load_smpi_extra:-(none)} ${SMPI_EXTRA:-}" ;;
+esac
 printf "%-18s %4s %6s %9s %9s %10s %12s %12s\n" program ppn ranks wall_s cpu_s peak_MB KB_per_rank setup_sim_s
 for prog in $programs; do
     for ppn in $ppns; do
@@ -61,11 +70,15 @@ for prog in $programs; do
             seq 0 $((hosts - 1)) | sed "s/^/node-/; s/\$/:$ppn/" >"$tmp/hosts"
             out="$tmp/out"; mkdir -p "$out"; rm -f "$out/$prog.json"
             extra=()
-            [ "$prog" = network_load_test ] && extra=("${load_loops[@]}")
+            smpi_extra="${SMPI_EXTRA:-}"
+            if [ "$prog" = network_load_test ]; then
+                extra=("${load_loops[@]}")
+                smpi_extra="$load_smpi_extra $smpi_extra"
+            fi
             status=ok
             # From $tmp: smpirun writes its unrolled hostfile to the current
             # directory, and a run killed by the timeout leaves it there.
-            (cd "$tmp" && /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" timeout "$timeout_s" \
+            (cd "$tmp" && SMPI_EXTRA="$smpi_extra" /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" timeout "$timeout_s" \
                 bash "$repo/scripts/smpirun.sh" -platform "$platform" -hostfile "$tmp/hosts" \
                 -np "$n" "$repo/build-simgrid/$prog" "${loops[@]}" "${extra[@]}" \
                 --output-dir "$out") >"$tmp/log" 2>&1 || status=failed

@@ -123,3 +123,34 @@ def test_load_test_congestor_passes_are_not_quadratic(tmp_path):
         f"256 ranks cost {cpu_ratio:.1f}x the CPU time of 64 (linear ~4.5x): the load "
         "test's congestor passes went superlinear under SMPI, e.g. a non-blocking "
         "collective per measurement (infra/agree.h, docs/scale.md)")
+
+
+@pytest.mark.skipif(not (REPO / "build-simgrid" / "network_load_test").exists()
+                    or not (REPO / "build-openmpi" / "setup_bench").exists(),
+                    reason="bench/scale.sh needs build-simgrid and build-openmpi")
+@pytest.mark.cap(120)
+def test_scale_sh_passes_the_load_settings_to_the_load_test_only():
+    """bench/scale.sh runs the load test with LOAD_SMPI_EXTRA (default: no
+    detached sends) and says so; network_test runs without it."""
+    def scale(load_extra=None):
+        env = {**os.environ, "SIZES": "64", "PPNS": "4", "SETUP_SIZES": "10000",
+               "PROGRAMS": "network_test network_load_test"}
+        env.pop("LOAD_SMPI_EXTRA", None)
+        env.pop("SMPI_EXTRA", None)
+        if load_extra is not None:
+            env["LOAD_SMPI_EXTRA"] = load_extra
+        p = subprocess.run(["bash", "bench/scale.sh"], capture_output=True, text=True, cwd=REPO,
+                           env=env, timeout=110, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stderr[-2000:]
+        lines = p.stdout.splitlines()
+        rows = {ln.split()[0]: ln for ln in lines if ln.split()[:1] in
+                (["network_test"], ["network_load_test"]) and len(ln.split()) >= 8}
+        return lines[0], rows
+
+    header, rows = scale()
+    assert "send-is-detached-thresh:0" in header
+    assert "(failed)" not in rows["network_test"] and "(failed)" not in rows["network_load_test"]
+    # A setting SimGrid refuses fails the load test alone: it reached that run only.
+    header, rows = scale("--cfg=smpi/no-such-setting:1")
+    assert "no-such-setting" in header
+    assert "(failed)" in rows["network_load_test"] and "(failed)" not in rows["network_test"]
