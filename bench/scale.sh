@@ -18,10 +18,10 @@
 #   SETUP_SIZES  ranks for the pure-C benchmark (default 10000 100000 1000000)
 #   SMPI_EXTRA   more smpirun settings (scripts/smpirun.sh)
 #   LOAD_SMPI_EXTRA  smpirun settings of the network_load_test runs only,
-#             before SMPI_EXTRA (default --cfg=smpi/send-is-detached-thresh:0:
-#             SimGrid 3.32's bookkeeping of detached sends costs O(M^2) in
-#             the M small messages in flight, which the congestors make by
-#             the thousand; set it to " " for SimGrid's default model)
+#             before SMPI_EXTRA (default none). E.g.
+#             --cfg=smpi/send-is-detached-thresh:0 avoids SimGrid 3.32's
+#             O(M^2) bookkeeping of M detached small sends in flight, but
+#             changes the protocol of small messages (docs/scale.md)
 #   TIMEOUT   seconds per run before it is reported as "timeout" (default 900)
 # Measure on an otherwise idle machine: the simulation is one process on one core.
 set -euo pipefail
@@ -33,7 +33,7 @@ programs="${PROGRAMS:-network_test network_load_test}"
 platform="${PLATFORM:-$repo/platforms/cluster-4096.xml}"
 setup_sizes="${SETUP_SIZES:-10000 100000 1000000}"
 timeout_s="${TIMEOUT:-900}"
-load_smpi_extra="${LOAD_SMPI_EXTRA:---cfg=smpi/send-is-detached-thresh:0}"
+load_smpi_extra="${LOAD_SMPI_EXTRA:-}"
 
 [ -f "$platform" ] || { echo "scale.sh: platform $platform not found" >&2; exit 2; }
 platform="$(realpath "$platform")"

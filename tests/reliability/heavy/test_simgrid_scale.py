@@ -130,8 +130,8 @@ def test_load_test_congestor_passes_are_not_quadratic(tmp_path):
                     reason="bench/scale.sh needs build-simgrid and build-openmpi")
 @pytest.mark.cap(120)
 def test_scale_sh_passes_the_load_settings_to_the_load_test_only():
-    """bench/scale.sh runs the load test with LOAD_SMPI_EXTRA (default: no
-    detached sends) and says so; network_test runs without it."""
+    """bench/scale.sh runs the load test with LOAD_SMPI_EXTRA (default:
+    none) and says so; network_test runs without it."""
     def scale(load_extra=None):
         env = {**os.environ, "SIZES": "64", "PPNS": "4", "SETUP_SIZES": "10000",
                "PROGRAMS": "network_test network_load_test"}
@@ -148,7 +148,7 @@ def test_scale_sh_passes_the_load_settings_to_the_load_test_only():
         return lines[0], rows
 
     header, rows = scale()
-    assert "send-is-detached-thresh:0" in header
+    assert "(none)" in header
     assert "(failed)" not in rows["network_test"] and "(failed)" not in rows["network_load_test"]
     # A setting SimGrid refuses fails the load test alone: it reached that run only.
     header, rows = scale("--cfg=smpi/no-such-setting:1")
