@@ -28,8 +28,3 @@ void agree_wait(agree_t *a)
     MPI_Wait(&a->req, MPI_STATUS_IGNORE);
 #endif
 }
-
-int agree_pending(const agree_t *a)
-{
-    return a->pending;
-}

@@ -31,9 +31,8 @@ typedef struct {
  * must stay unchanged until agree_wait returns. */
 void agree_post(agree_t *a, const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm);
-/* Completes the pending reduction, if any; out then holds the result. */
+/* Completes the pending reduction, if any (else returns at once, out
+ * untouched); out then holds the result. */
 void agree_wait(agree_t *a);
-/* 1 while a reduction is posted and not yet waited for. */
-int agree_pending(const agree_t *a);
 
 #endif

@@ -193,11 +193,9 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
                 break;
             continue;
         }
-        if (agree_pending(&agreement)) {
-            agree_wait(&agreement);
-            if (all_seen)
-                break;
-        }
+        agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
+        if (all_seen)
+            break;
         /* A copy: seen may change while the reduction is in flight, and MPI
          * forbids touching a pending reduction's input. */
         seen_posted = seen;
