@@ -69,21 +69,21 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
     MPI_Request release, done;
     if (!ro->congestor_active) {
-        MPI_Ibarrier(run->world, &release);
+        MPI_Ibarrier(ro->release_comm, &release);
         MPI_Wait(&release, MPI_STATUS_IGNORE);
-        MPI_Ibarrier(run->world, &done);
+        MPI_Ibarrier(ro->done_comm, &done);
         MPI_Wait(&done, MPI_STATUS_IGNORE);
         return;
     }
     congestor_pass_of(run, ro, acc);
-    MPI_Ibarrier(run->world, &release);
+    MPI_Ibarrier(ro->release_comm, &release);
     MPI_Wait(&release, MPI_STATUS_IGNORE);
     if (run->opt.converge > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
          * protocol below). The load the canaries see is the same. */
-        MPI_Ibarrier(run->world, &done);
+        MPI_Ibarrier(ro->done_comm, &done);
         congestor_pass_stop_t stop = {0.0, &done};
         const congestor_kernel_t *k = run->congestors[ro->kernel];
         while (!congestor_pass(k, ro->state, ro->congestor_comm, run->congestor_measurements,
@@ -99,7 +99,7 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
                        run->congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
                        NULL);
         if (!posted_done) {
-            MPI_Ibarrier(run->world, &done);
+            MPI_Ibarrier(ro->done_comm, &done);
             posted_done = 1;
         }
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
@@ -116,13 +116,13 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
 static void canary_during_test(run_t *run, roles_t *ro, int t, stats_acc_t *acc)
 {
     MPI_Request release, done;
-    MPI_Ibarrier(run->world, &release);
+    MPI_Ibarrier(ro->release_comm, &release);
     MPI_Wait(&release, MPI_STATUS_IGNORE);
     if (ro->canary_test != MPI_COMM_NULL)
         canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, run->opt.converge,
                        ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                        run->opt.ring_seed, acc);
-    MPI_Ibarrier(run->world, &done);
+    MPI_Ibarrier(ro->done_comm, &done);
     MPI_Wait(&done, MPI_STATUS_IGNORE);
 }
 

@@ -38,8 +38,8 @@ def hostfile(tmp_path, hosts, ppn):
     return path
 
 
-def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120):
-    cmd = ["bash", str(SMPIRUN_SH), "-platform", str(PLATFORMS / platform),
+def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120, settings=()):
+    cmd = ["bash", str(SMPIRUN_SH), *settings, "-platform", str(PLATFORMS / platform),
            "-hostfile", str(hostfile(tmp_path, hosts, ppn)), "-np", str(hosts * ppn),
            str(BUILD / program), *args, "--output-dir", str(tmp_path), "--force"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
@@ -86,3 +86,22 @@ def test_simulation_is_deterministic(tmp_path):
         _, doc = smpirun(out, "torus-32.xml", 32, 1, "network_test", *LOOPS)
         runs.append(doc["tables"])
     assert runs[0] == runs[1]
+
+
+@pytest.mark.cap(120)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_load_test_barriers_stay_apart_with_rendezvous_sends(tmp_path, seed):
+    """The barriers before and after each loaded test on one communicator:
+    SMPI's MPI_Ibarrier receives with MPI_ANY_SOURCE, so a fast congestor's
+    next release could complete the root's done barrier in place of a slow
+    congestor's, which then passed forever (seed 3 on 32 hosts, with small
+    sends as rendezvous). Each barrier now has a communicator of its own."""
+    out = tmp_path / "out"
+    out.mkdir()
+    _, doc = smpirun(out, "fat-tree-32.xml", 32, 1, "network_load_test",
+                     "--tests", "rr_two_sided_lat,multiple_allreduce", "--measurements", "1",
+                     "--rings", "1", "--iterations", "1", "--warmup", "0",
+                     "--congestor-measurements", "1", "--congestor-iterations", "2",
+                     "--seed", str(seed), timeout=90,
+                     settings=["--cfg=smpi/send-is-detached-thresh:0"])
+    assert doc["status"] == "complete" and len(doc["impact"]) == 2
