@@ -62,8 +62,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
     }
     /* Congestor communicators set up one after another (infra/turns.h). */
     take_turns(run->world, turn, congestor_setup, ro);
-    MPI_Comm_dup(run->world, &ro->release_comm);
-    MPI_Comm_dup(run->world, &ro->done_comm);
+    load_sync_init(&ro->sync, run->world, ro->is_congestor);
 }
 
 void roles_free(run_t *run, roles_t *ro)
@@ -71,9 +70,10 @@ void roles_free(run_t *run, roles_t *ro)
     if (ro->state)
         run->congestors[ro->kernel]->teardown(ro->state);
     MPI_Comm *comms[] = {&ro->canary_slice, &ro->canary_test, &ro->congestor_comm,
-                         &ro->kernel_comm, &ro->release_comm, &ro->done_comm};
+                         &ro->kernel_comm};
     for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)
         if (*comms[i] != MPI_COMM_NULL)
             MPI_Comm_free(comms[i]);
+    load_sync_free(&ro->sync);
     ro->state = NULL;
 }

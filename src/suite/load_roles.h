@@ -4,6 +4,7 @@
 #ifndef GPCNET_LOAD_ROLES_H
 #define GPCNET_LOAD_ROLES_H
 
+#include "suite/load_sync.h"
 #include "suite/run_context.h"
 
 typedef struct {
@@ -18,13 +19,7 @@ typedef struct {
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
     const congestor_kernel_t *setup_kernel;
-    /* Copies of world for the two barriers around each loaded test. Each
-     * barrier has a communicator of its own so that no implementation can
-     * match one barrier's messages with the other's: SimGrid 3.32's
-     * MPI_Ibarrier receives with MPI_ANY_SOURCE, so on one communicator a
-     * fast rank's next release could complete the root's done barrier in
-     * place of a slow rank's (docs/reliability.md). */
-    MPI_Comm release_comm, done_comm;
+    load_sync_t sync;        /* the barriers around each loaded test */
 } roles_t;
 
 /* Collective over world. only_kernel >= 0: every congestor rank runs that

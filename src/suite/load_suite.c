@@ -13,6 +13,7 @@
 #include "infra/report.h"
 #include "suite/load_placement.h"
 #include "suite/load_roles.h"
+#include "suite/load_sync.h"
 #include "suite/phase_counters.h"
 #include "suite/study_report.h"
 #include "suite/suites.h"
@@ -64,66 +65,55 @@ static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
 
 /* Congestors while one canary test runs (SPEC A.4 step 3): a measured
  * warm-up pass, release the canaries, then full passes until every rank of
- * the congestor communicator has seen the canaries' second barrier. */
+ * the congestor communicator has seen the canaries' end (suite/load_sync.h). */
 static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
-    MPI_Request release, done;
+    load_watch_t done;
     if (!ro->congestor_active) {
-        MPI_Ibarrier(ro->release_comm, &release);
-        MPI_Wait(&release, MPI_STATUS_IGNORE);
-        MPI_Ibarrier(ro->done_comm, &done);
-        MPI_Wait(&done, MPI_STATUS_IGNORE);
+        load_sync_release(&ro->sync, &done);
+        load_sync_watch_post(&ro->sync, &done);
+        load_sync_watch_wait(&done);
         return;
     }
     congestor_pass_of(run, ro, acc);
-    MPI_Ibarrier(ro->release_comm, &release);
-    MPI_Wait(&release, MPI_STATUS_IGNORE);
+    load_sync_release(&ro->sync, &done);
     if (run->opt.converge > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
          * protocol below). The load the canaries see is the same. */
-        MPI_Ibarrier(ro->done_comm, &done);
-        congestor_pass_stop_t stop = {0.0, &done};
+        load_sync_watch_post(&ro->sync, &done);
+        congestor_pass_stop_t stop = {0.0, &done.req};
         const congestor_kernel_t *k = run->congestors[ro->kernel];
         while (!congestor_pass(k, ro->state, ro->congestor_comm, run->congestor_measurements,
                                ro->iterations, run->opt.time_limit, &stop, NULL))
             ;
-        MPI_Wait(&done, MPI_STATUS_IGNORE);
+        load_sync_watch_wait(&done);
         return;
     }
-    int posted_done = 0, seen = 0, all_seen = 0;
+    int seen = 0, all_seen = 0;
     agree_t agreement = AGREE_NONE;
     for (;;) {
         congestor_pass(run->congestors[ro->kernel], ro->state, ro->congestor_comm,
                        run->congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
                        NULL);
-        if (!posted_done) {
-            MPI_Ibarrier(ro->done_comm, &done);
-            posted_done = 1;
-        }
+        load_sync_watch_post(&ro->sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
         if (all_seen)
             break;
-        int flag = 1;
-        if (done != MPI_REQUEST_NULL)
-            MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
-        seen = flag;
+        seen = load_sync_watch_test(&done);
         agree_post(&agreement, &seen, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
     }
 }
 
 static void canary_during_test(run_t *run, roles_t *ro, int t, stats_acc_t *acc)
 {
-    MPI_Request release, done;
-    MPI_Ibarrier(ro->release_comm, &release);
-    MPI_Wait(&release, MPI_STATUS_IGNORE);
+    load_sync_release(&ro->sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
         canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, run->opt.converge,
                        ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                        run->opt.ring_seed, acc);
-    MPI_Ibarrier(ro->done_comm, &done);
-    MPI_Wait(&done, MPI_STATUS_IGNORE);
+    load_sync_canaries_done(&ro->sync);
 }
 
 /* The Congestion Impact of one congestor set (rank 0): cell < 0 is all the

@@ -105,3 +105,23 @@ def test_load_test_barriers_stay_apart_with_rendezvous_sends(tmp_path, seed):
                      "--seed", str(seed), timeout=90,
                      settings=["--cfg=smpi/send-is-detached-thresh:0"])
     assert doc["status"] == "complete" and len(doc["impact"]) == 2
+
+
+@pytest.mark.cap(120)
+@pytest.mark.parametrize("root", ["canary-root", "congestor-root"])
+def test_load_sync_keeps_its_order_under_smpi(tmp_path, root):
+    """SimGrid 3.32's MPI_Ibarrier lets every rank through once rank 0 has
+    entered it: the canaries started before the congestors' warm-up and the
+    congestors stopped before the canaries ended. src/suite/load_sync.h;
+    tests/mpi/load_sync_check.c checks the order in simulated time."""
+    exe = tmp_path / "load_sync_check"
+    subprocess.run(["smpicc", "-std=c11", f"-I{REPO / 'src'}",
+                    str(REPO / "tests" / "mpi" / "load_sync_check.c"),
+                    str(BUILD / "libgpcnet_core.a"), str(BUILD / "libgpcnet_pure.a"), "-lm",
+                    "-o", str(exe)], check=True, capture_output=True, timeout=120)
+    cmd = ["bash", str(SMPIRUN_SH), "-platform", str(PLATFORMS / "fat-tree-32.xml"),
+           "-hostfile", str(hostfile(tmp_path, 12, 1)), "-np", "12", str(exe), root]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr[-2000:]
+    assert p.stdout.startswith("load_sync_check ok:"), p.stdout
