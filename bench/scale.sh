@@ -18,10 +18,11 @@
 #   SETUP_SIZES  ranks for the pure-C benchmark (default 10000 100000 1000000)
 #   SMPI_EXTRA   more smpirun settings (scripts/smpirun.sh)
 #   LOAD_SMPI_EXTRA  smpirun settings of the network_load_test runs only,
-#             before SMPI_EXTRA (default none). E.g.
-#             --cfg=smpi/send-is-detached-thresh:0 avoids SimGrid 3.32's
-#             O(M^2) bookkeeping of M detached small sends in flight, but
-#             changes the protocol of small messages (docs/scale.md)
+#             before SMPI_EXTRA. Default --cfg=smpi/send-is-detached-thresh:0:
+#             small sends as rendezvous, which avoids SimGrid 3.32's O(M^2)
+#             bookkeeping of M detached small sends in flight (1024 ranks
+#             PPN 4: 22 s -> 9 s) but changes the protocol of small messages
+#             (docs/scale.md). LOAD_SMPI_EXTRA="" runs SimGrid's default model.
 #   TIMEOUT   seconds per run before it is reported as "timeout" (default 900)
 # Measure on an otherwise idle machine: the simulation is one process on one core.
 set -euo pipefail
@@ -33,7 +34,7 @@ programs="${PROGRAMS:-network_test network_load_test}"
 platform="${PLATFORM:-$repo/platforms/cluster-4096.xml}"
 setup_sizes="${SETUP_SIZES:-10000 100000 1000000}"
 timeout_s="${TIMEOUT:-900}"
-load_smpi_extra="${LOAD_SMPI_EXTRA:-}"
+load_smpi_extra="${LOAD_SMPI_EXTRA---cfg=smpi/send-is-detached-thresh:0}"
 
 [ -f "$platform" ] || { echo "scale.sh: platform $platform not found" >&2; exit 2; }
 platform="$(realpath "$platform")"

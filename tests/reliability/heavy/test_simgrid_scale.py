@@ -131,7 +131,8 @@ def test_load_test_congestor_passes_are_not_quadratic(tmp_path):
 @pytest.mark.cap(120)
 def test_scale_sh_passes_the_load_settings_to_the_load_test_only():
     """bench/scale.sh runs the load test with LOAD_SMPI_EXTRA (default:
-    none) and says so; network_test runs without it."""
+    small sends as rendezvous; empty: none) and says so; network_test runs
+    without it."""
     def scale(load_extra=None):
         env = {**os.environ, "SIZES": "64", "PPNS": "4", "SETUP_SIZES": "10000",
                "PROGRAMS": "network_test network_load_test"}
@@ -148,8 +149,10 @@ def test_scale_sh_passes_the_load_settings_to_the_load_test_only():
         return lines[0], rows
 
     header, rows = scale()
-    assert "(none)" in header
+    assert "--cfg=smpi/send-is-detached-thresh:0" in header
     assert "(failed)" not in rows["network_test"] and "(failed)" not in rows["network_load_test"]
+    header, rows = scale("")
+    assert "(none)" in header and "(failed)" not in rows["network_load_test"]
     # A setting SimGrid refuses fails the load test alone: it reached that run only.
     header, rows = scale("--cfg=smpi/no-such-setting:1")
     assert "no-such-setting" in header
