@@ -35,9 +35,8 @@ static void nap_ms(double ms)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size;
+    int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int congestor_root = argc > 1 && strcmp(argv[1], "congestor-root") == 0;
     /* Every third rank a canary, starting at rank 0 or rank 1. */
     int is_congestor = (rank + (congestor_root ? 2 : 0)) % 3 != 0;
