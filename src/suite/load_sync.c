@@ -12,12 +12,17 @@ void load_sync_init(load_sync_t *s, MPI_Comm world, int is_congestor)
     MPI_Allreduce(MPI_IN_PLACE, &s->canaries_exist, 1, MPI_INT, MPI_MAX, world);
 }
 
+void load_sync_none(load_sync_t *s)
+{
+    *s = (load_sync_t){MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL, 0};
+}
+
 void load_sync_free(load_sync_t *s)
 {
-    MPI_Comm_free(&s->release);
-    MPI_Comm_free(&s->done);
-    if (s->canaries != MPI_COMM_NULL)
-        MPI_Comm_free(&s->canaries);
+    MPI_Comm *comms[] = {&s->release, &s->done, &s->canaries};
+    for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
 }
 
 static void watch_start(const load_sync_t *s, load_watch_t *w)

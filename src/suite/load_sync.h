@@ -44,6 +44,8 @@ typedef struct {
 
 /* Collective over world. */
 void load_sync_init(load_sync_t *s, MPI_Comm world, int is_congestor);
+/* No synchronisations (network_congestor's flows): load_sync_free is a no-op. */
+void load_sync_none(load_sync_t *s);
 void load_sync_free(load_sync_t *s);
 
 /* Canaries and congestors alike; w is NULL on canaries. */
