@@ -1,5 +1,7 @@
 #include "suite/load_sync.h"
 
+#include <stddef.h>
+
 void load_sync_init(load_sync_t *s, MPI_Comm world, int is_congestor)
 {
     int rank, size;
