@@ -257,7 +257,6 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_run_t *cr, const int 
     const nodes_t *nd = &run->nodes;
     memset(ro, 0, sizeof(*ro));
     ro->canary_slice = ro->canary_test = ro->kernel_comm = MPI_COMM_NULL;
-    load_sync_none(&ro->sync);
     ro->is_congestor = 1;
     ro->kernel = 0;
     int in = flows_involve(pairs, n, nd->my_node);

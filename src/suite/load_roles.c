@@ -62,7 +62,6 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
     }
     /* Congestor communicators set up one after another (infra/turns.h). */
     take_turns(run->world, turn, congestor_setup, ro);
-    load_sync_init(&ro->sync, run->world, ro->is_congestor);
 }
 
 void roles_free(run_t *run, roles_t *ro)
@@ -74,6 +73,5 @@ void roles_free(run_t *run, roles_t *ro)
     for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)
         if (*comms[i] != MPI_COMM_NULL)
             MPI_Comm_free(comms[i]);
-    load_sync_free(&ro->sync);
     ro->state = NULL;
 }

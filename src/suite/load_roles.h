@@ -19,7 +19,7 @@ typedef struct {
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
     const congestor_kernel_t *setup_kernel;
-    load_sync_t sync;        /* the barriers around each loaded test */
+    load_sync_t sync;        /* network_load_test only: load_suite.c makes and frees it */
 } roles_t;
 
 /* Collective over world. only_kernel >= 0: every congestor rank runs that

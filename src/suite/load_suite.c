@@ -297,6 +297,7 @@ int network_load_test_main(int argc, char **argv)
         load_place(&run);
         roles_t ro;
         roles_build(&run, &ro, -1);
+        load_sync_init(&ro.sync, run.world, ro.is_congestor);
         if (run.repetition == 1)
             run_setup_done(&run);
         load_write_node_lists(&run);
@@ -315,10 +316,13 @@ int network_load_test_main(int argc, char **argv)
         for (int cell = 0; cell < cells; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
+            load_sync_init(&only.sync, run.world, only.is_congestor);
             loaded_phase(&run, &only, acc, cell);
+            load_sync_free(&only.sync);
             roles_free(&run, &only);
         }
         loaded_phase(&run, &ro, acc, -1);
+        load_sync_free(&ro.sync);
         roles_free(&run, &ro);
     }
     run.repetition = o->repeat;

@@ -10,13 +10,6 @@ void load_sync_init(load_sync_t *s, MPI_Comm world, int is_congestor)
     MPI_Comm_dup(world, &s->release);
     MPI_Comm_split(world, 0, is_congestor ? size + rank : rank, &s->done);
     MPI_Comm_split(world, is_congestor ? MPI_UNDEFINED : 0, rank, &s->canaries);
-    s->canaries_exist = !is_congestor;
-    MPI_Allreduce(MPI_IN_PLACE, &s->canaries_exist, 1, MPI_INT, MPI_MAX, world);
-}
-
-void load_sync_none(load_sync_t *s)
-{
-    *s = (load_sync_t){MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL, 0};
 }
 
 void load_sync_free(load_sync_t *s)
@@ -31,13 +24,6 @@ static void watch_start(const load_sync_t *s, load_watch_t *w)
 {
     w->posted = 1;
 #ifdef SMPI_H
-    if (!s->canaries_exist) {
-        /* Nobody to wait for: the barrier would end once every congestor
-         * joined, as here. */
-        w->req = MPI_REQUEST_NULL;
-        w->seen = 1;
-        return;
-    }
     MPI_Ibcast(&w->value, 1, MPI_INT, 0, s->done, &w->req);
 #else
     MPI_Ibarrier(s->done, &w->req);
@@ -47,7 +33,7 @@ static void watch_start(const load_sync_t *s, load_watch_t *w)
 void load_sync_release(const load_sync_t *s, load_watch_t *w)
 {
     if (w)
-        *w = (load_watch_t){MPI_REQUEST_NULL, 0, 0, 0};
+        *w = (load_watch_t){MPI_REQUEST_NULL, 0, 0};
 #ifdef SMPI_H
     MPI_Barrier(s->release);
     if (w)
@@ -65,21 +51,19 @@ void load_sync_watch_post(const load_sync_t *s, load_watch_t *w)
         watch_start(s, w);
 }
 
+/* A completed request is MPI_REQUEST_NULL. */
 int load_sync_watch_test(load_watch_t *w)
 {
-    if (!w->seen && w->req != MPI_REQUEST_NULL) {
-        int flag = 0;
+    if (w->posted && w->req != MPI_REQUEST_NULL) {
+        int flag;
         MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE);
-        w->seen = flag;
     }
-    return w->seen;
+    return w->posted && w->req == MPI_REQUEST_NULL;
 }
 
 void load_sync_watch_wait(load_watch_t *w)
 {
-    if (w->req != MPI_REQUEST_NULL)
-        MPI_Wait(&w->req, MPI_STATUS_IGNORE);
-    w->seen = 1;
+    MPI_Wait(&w->req, MPI_STATUS_IGNORE);
 }
 
 void load_sync_canaries_done(const load_sync_t *s)

@@ -31,21 +31,18 @@
 typedef struct {
     MPI_Comm release, done;
     MPI_Comm canaries; /* all canary ranks; MPI_COMM_NULL on congestors */
-    int canaries_exist;
 } load_sync_t;
 
 /* A congestor's view of the canaries' end. */
 typedef struct {
-    MPI_Request req;
+    MPI_Request req; /* MPI_REQUEST_NULL once completed */
     int posted;
-    int seen;
     int value; /* the broadcast's buffer under SMPI */
 } load_watch_t;
 
-/* Collective over world. */
+/* Collective over world, which holds canary ranks (the load test checks
+ * its node count before it places them). */
 void load_sync_init(load_sync_t *s, MPI_Comm world, int is_congestor);
-/* No synchronisations (network_congestor's flows): load_sync_free is a no-op. */
-void load_sync_none(load_sync_t *s);
 void load_sync_free(load_sync_t *s);
 
 /* Canaries and congestors alike; w is NULL on canaries. */
@@ -54,6 +51,7 @@ void load_sync_release(const load_sync_t *s, load_watch_t *w);
 void load_sync_watch_post(const load_sync_t *s, load_watch_t *w);
 /* Congestors: whether the canaries are done, without waiting. */
 int load_sync_watch_test(load_watch_t *w);
+/* Congestors: waits for the canaries' end (posted before). */
 void load_sync_watch_wait(load_watch_t *w);
 /* Canaries, after their test. */
 void load_sync_canaries_done(const load_sync_t *s);
