@@ -4,7 +4,6 @@
 #ifndef GPCNET_LOAD_ROLES_H
 #define GPCNET_LOAD_ROLES_H
 
-#include "suite/load_sync.h"
 #include "suite/run_context.h"
 
 typedef struct {
@@ -19,7 +18,6 @@ typedef struct {
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
     const congestor_kernel_t *setup_kernel;
-    load_sync_t sync;        /* network_load_test only: load_suite.c makes and frees it */
 } roles_t;
 
 /* Collective over world. only_kernel >= 0: every congestor rank runs that

@@ -66,23 +66,24 @@ static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
 /* Congestors while one canary test runs (SPEC A.4 step 3): a measured
  * warm-up pass, release the canaries, then full passes until every rank of
  * the congestor communicator has seen the canaries' end (suite/load_sync.h). */
-static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
+static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
+                                stats_acc_t *acc)
 {
     load_watch_t done;
     if (!ro->congestor_active) {
-        load_sync_release(&ro->sync, &done);
-        load_sync_watch_post(&ro->sync, &done);
+        load_sync_release(sync, &done);
+        load_sync_watch_post(sync, &done);
         load_sync_watch_wait(&done);
         return;
     }
     congestor_pass_of(run, ro, acc);
-    load_sync_release(&ro->sync, &done);
+    load_sync_release(sync, &done);
     if (run->opt.converge > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
          * protocol below). The load the canaries see is the same. */
-        load_sync_watch_post(&ro->sync, &done);
+        load_sync_watch_post(sync, &done);
         congestor_pass_stop_t stop = {0.0, &done.req};
         const congestor_kernel_t *k = run->congestors[ro->kernel];
         while (!congestor_pass(k, ro->state, ro->congestor_comm, run->congestor_measurements,
@@ -97,7 +98,7 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
         congestor_pass(run->congestors[ro->kernel], ro->state, ro->congestor_comm,
                        run->congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
                        NULL);
-        load_sync_watch_post(&ro->sync, &done); /* the reference: after the first full pass */
+        load_sync_watch_post(sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
         if (all_seen)
             break;
@@ -106,14 +107,15 @@ static void congest_during_test(run_t *run, roles_t *ro, stats_acc_t *acc)
     }
 }
 
-static void canary_during_test(run_t *run, roles_t *ro, int t, stats_acc_t *acc)
+static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync, int t,
+                               stats_acc_t *acc)
 {
-    load_sync_release(&ro->sync, NULL);
+    load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
         canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, run->opt.converge,
                        ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                        run->opt.ring_seed, acc);
-    load_sync_canaries_done(&ro->sync);
+    load_sync_canaries_done(sync);
 }
 
 /* The Congestion Impact of one congestor set (rank 0): cell < 0 is all the
@@ -207,7 +209,8 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
 /* 3. Each canary test with the congestors running: all of them (cell < 0,
  * the published sequence) or, for --congestor-sweep, kernel `cell` alone
  * on every congestor node. */
-static void loaded_phase(run_t *run, roles_t *ro, stats_acc_t *acc, int cell)
+static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
+                         int cell)
 {
     const options_t *o = &run->opt;
     char table[96], title[160], cell_id[48] = "", cell_name[80] = "";
@@ -243,9 +246,9 @@ static void loaded_phase(run_t *run, roles_t *ro, stats_acc_t *acc, int cell)
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->is_congestor)
-            congest_during_test(run, ro, acc);
+            congest_during_test(run, ro, sync, acc);
         else
-            canary_during_test(run, ro, t, acc);
+            canary_during_test(run, ro, sync, t, acc);
         double wall = MPI_Wtime() - start;
         /* Statistics only now, so no reduction stalled the congestors.
          * Congestors are outside the canary communicator: their acc is left
@@ -297,7 +300,10 @@ int network_load_test_main(int argc, char **argv)
         load_place(&run);
         roles_t ro;
         roles_build(&run, &ro, -1);
-        load_sync_init(&ro.sync, run.world, ro.is_congestor);
+        /* One set of barriers serves every loaded phase of a repetition:
+         * a rank is a canary or a congestor whatever kernel it runs. */
+        load_sync_t sync;
+        load_sync_init(&sync, run.world, ro.is_congestor);
         if (run.repetition == 1)
             run_setup_done(&run);
         load_write_node_lists(&run);
@@ -316,13 +322,11 @@ int network_load_test_main(int argc, char **argv)
         for (int cell = 0; cell < cells; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
-            load_sync_init(&only.sync, run.world, only.is_congestor);
-            loaded_phase(&run, &only, acc, cell);
-            load_sync_free(&only.sync);
+            loaded_phase(&run, &only, &sync, acc, cell);
             roles_free(&run, &only);
         }
-        loaded_phase(&run, &ro, acc, -1);
-        load_sync_free(&ro.sync);
+        loaded_phase(&run, &ro, &sync, acc, -1);
+        load_sync_free(&sync);
         roles_free(&run, &ro);
     }
     run.repetition = o->repeat;
