@@ -4,6 +4,9 @@
 #
 #   --cfg=smpi/simulate-computation:no   deterministic runs (no timed host CPU)
 #   --log=root.thres:warning             no per-rank SimGrid chatter
+#   --cfg=smpi/shared-malloc:local       SMPI_SHARED_MALLOC (the congestors'
+#                                        payload, infra/comm_mem.h) maps pages
+#                                        on demand, one mapping per buffer
 #   one logarithmic, SMP-unaware algorithm per blocking collective:
 #     bcast binomial_tree, reduce binomial, allreduce rdb, allgather bruck,
 #     gather ompi_binomial, barrier ompi_bruck
@@ -14,6 +17,12 @@
 # allreduce of every communicator (including the id broadcast inside
 # MPI_Comm_split): a ring allgather (N^2 messages) plus an O(N x nodes) loop
 # per rank. Either makes a run quadratic or worse in the rank count.
+#
+# Why local shared malloc: the default mode (global) backs every 1 MiB of a
+# shared buffer with a mapping of one file made with MAP_POPULATE, so the
+# resident size of the simulation still counts every rank's buffers (the
+# alltoall's 2 x n x 4 KiB per rank); local mode maps each buffer once,
+# unpopulated, and pages nobody writes are never resident.
 #
 #   scripts/smpirun.sh -platform platforms/fat-tree-32.xml \
 #       -hostfile platforms/hosts-32.txt -np 32 build-simgrid/network_test ...
@@ -26,7 +35,7 @@ command -v "$smpirun" >/dev/null 2>&1 || {
     echo "smpirun.sh: '$smpirun' not found; install libsimgrid-dev (SimGrid 3.32 or later)" >&2
     exit 1
 }
-flags=(--cfg=smpi/simulate-computation:no --log=root.thres:warning
+flags=(--cfg=smpi/simulate-computation:no --log=root.thres:warning --cfg=smpi/shared-malloc:local
        --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb
        --cfg=smpi/allgather:bruck --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_bruck)
 # shellcheck disable=SC2206

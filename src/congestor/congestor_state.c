@@ -13,9 +13,10 @@ congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_
     s->comm = comm;
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->n);
-    /* Communication buffers from MPI_Alloc_mem, as the reference. */
-    s->send = comm_alloc(send_doubles * sizeof(double));
-    s->recv = comm_alloc(recv_doubles * sizeof(double));
+    /* Communication buffers from MPI_Alloc_mem, as the reference (under
+     * SMPI folded shared memory: infra/comm_mem.h). */
+    s->send = comm_alloc_payload(send_doubles * sizeof(double));
+    s->recv = comm_alloc_payload(recv_doubles * sizeof(double));
     s->req = xcalloc((size_t)s->n, sizeof(MPI_Request));
     s->win = MPI_WIN_NULL;
     return s;
@@ -23,8 +24,8 @@ congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_
 
 void congestor_state_window(congestor_state_t *s, size_t win_doubles)
 {
-    rma_window_allocate((MPI_Aint)(win_doubles * sizeof(double)), sizeof(double), s->comm,
-                        &s->win_base, &s->win);
+    rma_window_allocate_payload((MPI_Aint)(win_doubles * sizeof(double)), sizeof(double),
+                                s->comm, &s->win_base, &s->win);
     MPI_Barrier(s->comm);
 }
 
@@ -32,9 +33,9 @@ void congestor_state_free(void *state)
 {
     congestor_state_t *s = state;
     if (s->win != MPI_WIN_NULL)
-        MPI_Win_free(&s->win);
-    comm_free(s->send);
-    comm_free(s->recv);
+        rma_window_free_payload(&s->win, s->win_base);
+    comm_free_payload(s->send);
+    comm_free_payload(s->recv);
     free(s->req);
     free(s);
 }

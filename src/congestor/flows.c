@@ -126,8 +126,8 @@ void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flo
     MPI_Group_free(&wg);
     MPI_Group_free(&cg);
     size_t bytes = (size_t)CONGESTOR_DOUBLES * sizeof(double);
-    s->send = comm_alloc(bytes);
-    s->recv = comm_alloc(bytes * (size_t)(s->n_in > 0 ? s->n_in : 1));
+    s->send = comm_alloc_payload(bytes);
+    s->recv = comm_alloc_payload(bytes * (size_t)(s->n_in > 0 ? s->n_in : 1));
     s->req = xcalloc((size_t)(s->n_in + s->n_out + 1), sizeof(MPI_Request));
     return s;
 }
@@ -162,8 +162,8 @@ static double bytes_per_iteration(void *state)
 static void teardown(void *state)
 {
     flows_state_t *s = state;
-    comm_free(s->send);
-    comm_free(s->recv);
+    comm_free_payload(s->send);
+    comm_free_payload(s->recv);
     free(s->req);
     free(s->to);
     free(s->from);

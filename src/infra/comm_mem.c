@@ -25,3 +25,25 @@ void comm_free(void *p)
     if (p != NULL)
         MPI_Free_mem(p);
 }
+
+void *comm_alloc_payload(size_t bytes)
+{
+#ifdef SMPI_H
+    void *p = SMPI_SHARED_MALLOC(bytes > 0 ? bytes : 1);
+    if (p == NULL)
+        die("SMPI_SHARED_MALLOC of %zu bytes failed\n", bytes);
+    return p;
+#else
+    return comm_alloc(bytes);
+#endif
+}
+
+void comm_free_payload(void *p)
+{
+#ifdef SMPI_H
+    if (p != NULL)
+        SMPI_SHARED_FREE(p);
+#else
+    comm_free(p);
+#endif
+}

@@ -10,4 +10,11 @@
  * (infra/turns.h). Libraries that do not know the hint ignore it. */
 void rma_window_allocate(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base, MPI_Win *win);
 
+/* A congestor's window (infra/comm_mem.h, payload): rma_window_allocate on
+ * an MPI library; under SMPI a window created over comm_alloc_payload
+ * memory. Free it with rma_window_free_payload. */
+void rma_window_allocate_payload(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base,
+                                 MPI_Win *win);
+void rma_window_free_payload(MPI_Win *win, void *base);
+
 #endif
