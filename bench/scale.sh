@@ -16,13 +16,12 @@
 #   PROGRAMS  default "network_test network_load_test"
 #   PLATFORM  default platforms/cluster-4096.xml (4096 hosts, flat)
 #   SETUP_SIZES  ranks for the pure-C benchmark (default 10000 100000 1000000)
-#   SMPI_EXTRA   more smpirun settings (scripts/smpirun.sh)
+#   SMPI_EXTRA   more smpirun settings for every run, after those of
+#             scripts/smpirun.sh (which include small sends as rendezvous:
+#             SMPI_EXTRA=--cfg=smpi/send-is-detached-thresh:65536 measures
+#             SimGrid's default, detached small sends; docs/scale.md)
 #   LOAD_SMPI_EXTRA  smpirun settings of the network_load_test runs only,
-#             before SMPI_EXTRA. Default --cfg=smpi/send-is-detached-thresh:0:
-#             small sends as rendezvous, which avoids SimGrid 3.32's O(M^2)
-#             bookkeeping of M detached small sends in flight (1024 ranks
-#             PPN 4: 22 s -> 9 s) but changes the protocol of small messages
-#             (docs/scale.md). LOAD_SMPI_EXTRA="" runs SimGrid's default model.
+#             before SMPI_EXTRA (default: none)
 #   TIMEOUT   seconds per run before it is reported as "timeout" (default 900)
 # Measure on an otherwise idle machine: the simulation is one process on one core.
 set -euo pipefail
@@ -34,7 +33,7 @@ programs="${PROGRAMS:-network_test network_load_test}"
 platform="${PLATFORM:-$repo/platforms/cluster-4096.xml}"
 setup_sizes="${SETUP_SIZES:-10000 100000 1000000}"
 timeout_s="${TIMEOUT:-900}"
-load_smpi_extra="${LOAD_SMPI_EXTRA---cfg=smpi/send-is-detached-thresh:0}"
+load_smpi_extra="${LOAD_SMPI_EXTRA:-}"
 
 [ -f "$platform" ] || { echo "scale.sh: platform $platform not found" >&2; exit 2; }
 platform="$(realpath "$platform")"
@@ -57,8 +56,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 results="$tmp/results.tsv"
 : >"$results"
+echo "# SimGrid settings: scripts/smpirun.sh's, then SMPI_EXTRA: ${SMPI_EXTRA:-(none)}"
 case " $programs " in *" network_load_test "*)
-    echo "# network_load_test runs with SMPI settings: ${load_smpi_extra:-(none)} ${SMPI_EXTRA:-}" ;;
+    echo "# network_load_test runs also with LOAD_SMPI_EXTRA: ${load_smpi_extra:-(none)}" ;;
 esac
 printf "%-18s %4s %6s %9s %9s %10s %12s %12s\n" program ppn ranks wall_s cpu_s peak_MB KB_per_rank setup_sim_s
 for prog in $programs; do

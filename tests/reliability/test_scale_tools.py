@@ -2,6 +2,7 @@
 non-zero exit, nothing run."""
 import os
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,45 @@ def test_scale_sh_refuses_a_missing_platform():
 def test_smpirun_sh_without_smpirun():
     p = run(["bash", "scripts/smpirun.sh", "-np", "2", "x"], {"SMPIRUN": "/nonexistent/smpirun"})
     assert p.returncode == 1 and "install libsimgrid-dev" in p.stderr
+
+
+# What makes a simulation scale (docs/scale.md): without any of these a
+# large run turns superlinear (collectives, detached sends) or holds every
+# congestor buffer (shared malloc).
+SCALING_SETTINGS = {
+    "smpi/send-is-detached-thresh": "0", "smpi/shared-malloc": "local",
+    "smpi/bcast": "binomial_tree", "smpi/reduce": "binomial", "smpi/allreduce": "rdb",
+    "smpi/allgather": "bruck", "smpi/gather": "ompi_binomial", "smpi/barrier": "ompi_bruck",
+}
+
+
+def smpirun_sh_settings(tmp_path, extra=""):
+    """The --cfg settings scripts/smpirun.sh hands to smpirun, in order."""
+    fake = tmp_path / "smpirun"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n')
+    fake.chmod(0o755)
+    p = run(["bash", "scripts/smpirun.sh", "-np", "2", "prog"],
+            {"SMPIRUN": str(fake), "SMPI_EXTRA": extra})
+    assert p.returncode == 0, p.stderr
+    args = p.stdout.split()
+    assert args[-3:] == ["-np", "2", "prog"]
+    return [a[len("--cfg="):].split(":", 1) for a in args if a.startswith("--cfg=")]
+
+
+def test_smpirun_sh_passes_the_scaling_settings(tmp_path):
+    settings = smpirun_sh_settings(tmp_path)
+    assert SCALING_SETTINGS.items() <= dict(settings).items()
+    # SMPI_EXTRA comes after them, so it wins.
+    later = smpirun_sh_settings(tmp_path, "--cfg=smpi/send-is-detached-thresh:65536")
+    assert later[-1] == ["smpi/send-is-detached-thresh", "65536"]
+
+
+@pytest.mark.parametrize("platform", sorted(p.name for p in (REPO / "platforms").glob("*.xml")))
+def test_platforms_carry_the_scaling_settings(platform):
+    """A bare smpirun on a platform of ours scales as scripts/smpirun.sh."""
+    root = ET.parse(REPO / "platforms" / platform).getroot()
+    props = {p.get("id"): p.get("value") for c in root.iter("config") for p in c.iter("prop")}
+    assert SCALING_SETTINGS.items() <= props.items(), platform
 
 
 @pytest.mark.skipif(not (BUILD / "setup_bench").exists(), reason="no setup_bench in the build")
