@@ -65,7 +65,12 @@ for prog in $programs; do
     for ppn in $ppns; do
         for n in $sizes; do
             hosts=$((n / ppn))
-            if [ $((hosts * ppn)) -ne "$n" ] || [ "$hosts_max" -gt 0 ] && [ "$hosts" -gt "$hosts_max" ]; then
+            if [ $((hosts * ppn)) -ne "$n" ]; then
+                echo "scale.sh: skipping $n ranks at PPN $ppn: not a multiple of $ppn" >&2
+                continue
+            fi
+            if [ "$hosts_max" -gt 0 ] && [ "$hosts" -gt "$hosts_max" ]; then
+                echo "scale.sh: skipping $n ranks at PPN $ppn: needs $hosts hosts, $(basename "$platform") has $hosts_max" >&2
                 continue
             fi
             seq 0 $((hosts - 1)) | sed "s/^/node-/; s/\$/:$ppn/" >"$tmp/hosts"

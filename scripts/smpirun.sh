@@ -46,6 +46,25 @@ command -v "$smpirun" >/dev/null 2>&1 || {
     echo "smpirun.sh: '$smpirun' not found; install libsimgrid-dev (SimGrid 3.32 or later)" >&2
     exit 1
 }
+# SimGrid maps a private copy of the program (5 mappings) and a stack with a
+# guard page (2, plus 1 for the copy's zeroed data) per simulated rank: 8 per
+# rank, measured on network_test. Past vm.max_map_count, the dlopen of one
+# rank's copy fails and the run aborts ("failed to map segment"), at about
+# 8150 ranks with Linux's default 65530. Say so before starting.
+np=""
+prev=""
+for a in "$@"; do
+    [ "$prev" = "-np" ] && np="$a"
+    prev="$a"
+done
+if [[ "$np" =~ ^[0-9]+$ ]] && [ -r /proc/sys/vm/max_map_count ]; then
+    limit="$(cat /proc/sys/vm/max_map_count)"
+    need=$((8 * np + 512))
+    if [ "$need" -gt "$limit" ]; then
+        echo "smpirun.sh: $np simulated ranks need about $need memory mappings (SimGrid maps a copy of the program and a stack per rank), more than vm.max_map_count ($limit); raise it as root: sysctl -w vm.max_map_count=$((need * 2))" >&2
+        exit 1
+    fi
+fi
 flags=(--cfg=smpi/simulate-computation:no --log=root.thres:warning
        --cfg=smpi/send-is-detached-thresh:0 --cfg=smpi/shared-malloc:local
        --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb

@@ -89,3 +89,35 @@ def test_setup_bench_small_run_is_consistent():
     # ranks, ppn, nodes on every line
     assert [ln.split()[:3] for ln in lines[1:]] == [["1000", "1", "1000"], ["1000", "4", "250"],
                                                    ["4096", "1", "4096"], ["4096", "4", "1024"]]
+
+
+def test_smpirun_sh_refuses_more_ranks_than_memory_mappings_allow(tmp_path):
+    """Past vm.max_map_count SimGrid aborts one rank's dlopen ("failed to map
+    segment", 8192 ranks with the default 65530): smpirun.sh says what to
+    raise instead, and does not start smpirun."""
+    limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    fake = tmp_path / "smpirun"
+    fake.write_text("#!/bin/sh\necho started\n")
+    fake.chmod(0o755)
+    too_many = limit // 8 + 1
+    p = run(["bash", "scripts/smpirun.sh", "-np", str(too_many), "prog"], {"SMPIRUN": str(fake)})
+    assert p.returncode == 1 and "started" not in p.stdout
+    assert f"{too_many} simulated ranks need about" in p.stderr
+    assert "sysctl -w vm.max_map_count=" in p.stderr
+    fits = (limit - 512) // 8
+    p = run(["bash", "scripts/smpirun.sh", "-np", str(fits), "prog"], {"SMPIRUN": str(fake)})
+    assert p.returncode == 0 and "started" in p.stdout
+
+
+@pytest.mark.skipif(not (REPO / "build-simgrid" / "network_test").exists()
+                    or not (REPO / "build-openmpi" / "setup_bench").exists(),
+                    reason="bench/scale.sh needs build-simgrid and build-openmpi")
+def test_scale_sh_says_which_sizes_it_skips():
+    """A size that is no multiple of the PPN, or needs more hosts than the
+    platform has, is skipped with a line on stderr, not silently."""
+    p = run(["bash", "bench/scale.sh"], {"SIZES": "6 20000", "PPNS": "4", "PROGRAMS": "network_test",
+                                         "SETUP_SIZES": "10000"})
+    assert p.returncode == 0, p.stderr
+    assert "skipping 6 ranks at PPN 4: not a multiple of 4" in p.stderr
+    assert "skipping 20000 ranks at PPN 4: needs 5000 hosts, cluster-4096.xml has 4096" in p.stderr
+    assert not any(ln.startswith("network_test ") for ln in p.stdout.splitlines())
