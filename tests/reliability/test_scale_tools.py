@@ -44,13 +44,19 @@ SCALING_SETTINGS = {
 }
 
 
+def fake_smpirun(tmp_path, body):
+    """An smpirun that runs the shell lines body instead of a simulation."""
+    fake = tmp_path / "smpirun"
+    fake.write_text(f"#!/bin/sh\n{body}\n")
+    fake.chmod(0o755)
+    return str(fake)
+
+
 def smpirun_sh_settings(tmp_path, extra=""):
     """The --cfg settings scripts/smpirun.sh hands to smpirun, in order."""
-    fake = tmp_path / "smpirun"
-    fake.write_text('#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n')
-    fake.chmod(0o755)
+    fake = fake_smpirun(tmp_path, 'for a in "$@"; do echo "$a"; done')
     p = run(["bash", "scripts/smpirun.sh", "-np", "2", "prog"],
-            {"SMPIRUN": str(fake), "SMPI_EXTRA": extra})
+            {"SMPIRUN": fake, "SMPI_EXTRA": extra})
     assert p.returncode == 0, p.stderr
     args = p.stdout.split()
     assert args[-3:] == ["-np", "2", "prog"]
@@ -96,16 +102,14 @@ def test_smpirun_sh_refuses_more_ranks_than_memory_mappings_allow(tmp_path):
     segment", 8192 ranks with the default 65530): smpirun.sh says what to
     raise instead, and does not start smpirun."""
     limit = int(Path("/proc/sys/vm/max_map_count").read_text())
-    fake = tmp_path / "smpirun"
-    fake.write_text("#!/bin/sh\necho started\n")
-    fake.chmod(0o755)
+    fake = fake_smpirun(tmp_path, "echo started")
     too_many = limit // 8 + 1
-    p = run(["bash", "scripts/smpirun.sh", "-np", str(too_many), "prog"], {"SMPIRUN": str(fake)})
+    p = run(["bash", "scripts/smpirun.sh", "-np", str(too_many), "prog"], {"SMPIRUN": fake})
     assert p.returncode == 1 and "started" not in p.stdout
     assert f"{too_many} simulated ranks need about" in p.stderr
     assert "sysctl -w vm.max_map_count=" in p.stderr
     fits = (limit - 512) // 8
-    p = run(["bash", "scripts/smpirun.sh", "-np", str(fits), "prog"], {"SMPIRUN": str(fake)})
+    p = run(["bash", "scripts/smpirun.sh", "-np", str(fits), "prog"], {"SMPIRUN": fake})
     assert p.returncode == 0 and "started" in p.stdout
 
 

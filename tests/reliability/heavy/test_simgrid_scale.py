@@ -45,22 +45,30 @@ pytestmark = pytest.mark.skipif(
            "scripts/build.sh --mpi simgrid")
 
 
-def simulate(tmp_path, ranks, extra=(), program="network_test", args=SHORT):
-    """CPU seconds of the simulation and the simulated set-up time."""
+def run_simulation(tmp_path, ranks, extra, program, args, wrapper=(), timeout=300):
+    """One simulated run, one rank per host: the finished process and its
+    complete JSON. wrapper goes in front of the command."""
     hosts = tmp_path / f"hosts-{ranks}.txt"
     hosts.write_text("".join(f"node-{i}\n" for i in range(ranks)))
     out = tmp_path / f"out-{program}-{ranks}"
     out.mkdir(exist_ok=True)
-    cmd = ["bash", str(SMPIRUN_SH), *extra, "-platform", str(PLATFORM), "-hostfile", str(hosts),
-           "-np", str(ranks), str(BUILD / program), *args, "--output-dir", str(out)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    cmd = [*wrapper, "bash", str(SMPIRUN_SH), *extra, "-platform", str(PLATFORM), "-hostfile",
+           str(hosts), "-np", str(ranks), str(BUILD / program), *args, "--output-dir", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL,
                        cwd=tmp_path)  # smpirun writes a temporary hostfile to the cwd
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     doc = json.loads((out / f"{program}.json").read_text())
     assert doc["environment"]["ranks"] == ranks and doc["environment"]["nodes"] == ranks
     assert doc["status"] == "complete" and doc["setup_s"] > 0
+    return p, doc
+
+
+def simulate(tmp_path, ranks, extra=(), program="network_test", args=SHORT):
+    """CPU seconds of the simulation and the simulated set-up time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _, doc = run_simulation(tmp_path, ranks, extra, program, args)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, doc["setup_s"]
 
@@ -175,18 +183,8 @@ PEAK_RSS = ("import resource, subprocess, sys; "
 def peak_rss_kib(tmp_path, ranks, extra=()):
     """Peak resident size of one simulated load test (alltoall only), and the
     bytes its congestor ranks' buffers would hold if each were real."""
-    hosts = tmp_path / f"hosts-{ranks}.txt"
-    hosts.write_text("".join(f"node-{i}\n" for i in range(ranks)))
-    out = tmp_path / f"out-payload-{ranks}"
-    out.mkdir(exist_ok=True)
-    cmd = ["python3", "-c", PEAK_RSS, "bash", str(SMPIRUN_SH), *extra, "-platform",
-           str(PLATFORM), "-hostfile", str(hosts), "-np", str(ranks),
-           str(BUILD / "network_load_test"), *PAYLOAD_ARGS, "--output-dir", str(out)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240,
-                       stdin=subprocess.DEVNULL, cwd=tmp_path)
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    doc = json.loads((out / "network_load_test.json").read_text())
-    assert doc["status"] == "complete"
+    p, doc = run_simulation(tmp_path, ranks, extra, "network_load_test", PAYLOAD_ARGS,
+                            wrapper=["python3", "-c", PEAK_RSS], timeout=240)
     g = len(doc["placement"]["congestor_nodes"])
     return int(p.stderr.strip().splitlines()[-1]), 2 * g * g * PAYLOAD_BYTES
 
