@@ -6,11 +6,14 @@
 
 void rma_window_allocate(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base, MPI_Win *win)
 {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shm", "false");
-    MPI_Win_allocate(bytes, disp_unit, info, comm, base, win);
-    MPI_Info_free(&info);
+    /* No info hints, as the reference allocates its windows: Open MPI and
+     * MPICH then keep the memory of a window's ranks on one host in a shared
+     * segment and reach it directly. On real nodes a window's ranks are on
+     * different nodes (one per node of a slice), so this matters only on
+     * emulated nodes; there our earlier hint alloc_shm=false sent every Put
+     * and Get through the transport, and the one-sided congestors loaded the
+     * host otherwise than the reference's (docs/fidelity.md). */
+    MPI_Win_allocate(bytes, disp_unit, MPI_INFO_NULL, comm, base, win);
     /* Targets are read before anyone writes them (Get kernels). */
     void *mem;
     memcpy(&mem, base, sizeof(mem));

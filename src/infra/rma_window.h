@@ -4,10 +4,10 @@
 
 #include <mpi.h>
 
-/* MPI_Win_allocate, zeroed, with the hint that no shared-memory segment is
- * wanted: measured windows never have an on-node target by design. Callers
+/* MPI_Win_allocate with no info hints (as the reference), zeroed. Callers
  * on disjoint communicators of one host create windows in turns
- * (infra/turns.h). Libraries that do not know the hint ignore it. */
+ * (infra/turns.h): the library may back each window with a shared-memory
+ * file named after the communicator. */
 void rma_window_allocate(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base, MPI_Win *win);
 
 /* A congestor's window (infra/comm_mem.h, payload): rma_window_allocate on
