@@ -54,7 +54,6 @@ int main(int argc, char **argv)
     double mine = (double)rank;
     MPI_Win_lock_all(0, w.win);
     MPI_Put(&mine, 1, MPI_DOUBLE, (me + 1) % n, 0, 1, MPI_DOUBLE, w.win);
-    MPI_Win_flush_all(w.win);
     MPI_Win_unlock_all(w.win);
     MPI_Barrier(w.comm);
     MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win);
