@@ -6,13 +6,12 @@
 
 void rma_window_allocate(MPI_Aint bytes, int disp_unit, MPI_Comm comm, void *base, MPI_Win *win)
 {
-    /* No info hints, as the reference allocates its windows: Open MPI and
-     * MPICH then keep the memory of a window's ranks on one host in a shared
-     * segment and reach it directly. On real nodes a window's ranks are on
-     * different nodes (one per node of a slice), so this matters only on
-     * emulated nodes; there our earlier hint alloc_shm=false sent every Put
-     * and Get through the transport, and the one-sided congestors loaded the
-     * host otherwise than the reference's (docs/fidelity.md). */
+    /* No info hints, as the reference allocates its windows. Our earlier
+     * hint alloc_shm=false told the library not to put window memory in
+     * shared memory; on real nodes a window's ranks are on different nodes
+     * (one per node of a slice), so it mattered only on emulated nodes, where
+     * it made our one-sided congestors differ from the reference's
+     * (side by side in docs/fidelity.md). */
     MPI_Win_allocate(bytes, disp_unit, MPI_INFO_NULL, comm, base, win);
     /* Targets are read before anyone writes them (Get kernels). */
     void *mem;
