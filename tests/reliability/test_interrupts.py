@@ -1,9 +1,10 @@
 """Signals, lost ranks and frozen ranks mid-run (catalogue section E).
 
 Each job is interrupted once its first phase is on disk. Then: every rank
-is gone within END_BOUND seconds, the launcher reports failure, the
-results file is valid JSON holding the finished phases (the same rows the
-text tables printed), and no temporary file is left. Where rank 0 lives
+is gone within END_BOUND seconds, the launcher reports failure (Open
+MPI's; MPICH's status is unreliable, see ended_cleanly), the results file
+is valid JSON holding the finished phases (the same rows the text tables
+printed), and no temporary file is left. Where rank 0 lives
 long enough to handle the signal, the file says "aborted" and why.
 """
 import signal
@@ -29,7 +30,12 @@ def ended_cleanly(job, t_signal, bound=END_BOUND):
     rc = job.wait(timeout=bound + 5)
     took = job.ended - t_signal
     assert took <= bound, f"the job needed {took:.1f} s to end"
-    assert rc != 0
+    # MPICH's mpiexec (hydra) now and then returns 0 although its ranks
+    # exited 128+N (pmodels/mpich#7057; seen here once after SIGINT in a
+    # loaded CI run), so its status proves nothing. Every caller still
+    # checks that no rank is left and what the results file holds.
+    if OPENMPI:
+        assert rc != 0
     assert job.leftover() == [], "ranks survived the launcher"
     return rc
 
