@@ -4,8 +4,8 @@ Each job is interrupted once its first phase is on disk. Then: every rank
 is gone within END_BOUND seconds, the launcher reports failure (Open
 MPI's; MPICH's status is unreliable, see ended_cleanly), the results file
 is valid JSON holding the finished phases (the same rows the text tables
-printed), and no temporary file is left. Where rank 0 lives
-long enough to handle the signal, the file says "aborted" and why.
+printed), and no temporary file is left. Where rank 0 lives long enough
+to handle the signal, the file says "aborted" and why.
 """
 import signal
 import time
