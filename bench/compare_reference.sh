@@ -12,6 +12,11 @@
 # table value side by side (min-max over runs) and whether ours falls inside
 # the reference's min-max widened by the tolerance.
 #
+# By default the pairs alternate which side runs first (reference then ours,
+# ours then reference, ...): a host that drifts, or a run that leaves the
+# machine warmer or colder for the next one, then weighs on both sides
+# alike. --order ref-first keeps the reference first in every pair.
+#
 #   bash bench/compare_reference.sh [options] REF_DIR
 #
 # Exit status: 0 every value inside, 3 some value outside, 1 a run failed
@@ -37,6 +42,9 @@ Options:
       --launcher-args-at "K=ARGS"  the same, only at PPN K (repeatable), e.g.
                           --launcher-args-at "4=--mca osc pt2pt"
       --ours-args "ARGS"  extra arguments for our program only
+      --order ORDER       abba (default): pair 1 runs the reference first, pair
+                          2 ours first, and so on; ref-first: the reference
+                          first in every pair
       --tolerance F       widening of the reference's min-max (default 0.10)
       --timeout SEC       kill a run after SEC seconds (default 1800)
       --out DIR           keep every output here (default: a new temporary folder)
@@ -51,7 +59,7 @@ is_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pairs=3 ppns="1 4" nodes=10 program=network_load_test build="$repo/build" mpi=openmpi
-launcher_args="" ours_args="" tolerance=0.10 timeout_s=1800 out="" ref_dir=""
+launcher_args="" ours_args="" tolerance=0.10 timeout_s=1800 out="" ref_dir="" order=abba
 declare -A launcher_args_at=()
 lock="${GPCNET_TIMING_LOCK:-/tmp/gpcnet-timing.lock}"
 
@@ -69,6 +77,7 @@ while [ $# -gt 0 ]; do
             [[ "$2" =~ ^([1-9][0-9]*)=(.*)$ ]] || die_usage "--launcher-args-at needs K=ARGS, not '$2'"
             launcher_args_at[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
         --ours-args) [ $# -ge 2 ] || die_usage "$1 needs a value"; ours_args="$2"; shift 2 ;;
+        --order) [ $# -ge 2 ] || die_usage "$1 needs a value"; order="$2"; shift 2 ;;
         --tolerance) [ $# -ge 2 ] || die_usage "$1 needs a value"; tolerance="$2"; shift 2 ;;
         --timeout) [ $# -ge 2 ] || die_usage "$1 needs a value"; timeout_s="$2"; shift 2 ;;
         --out) [ $# -ge 2 ] || die_usage "$1 needs a value"; out="$2"; shift 2 ;;
@@ -87,6 +96,7 @@ for k in $ppns; do is_count "$k" || die_usage "--ppn values must be positive int
 [[ "$tolerance" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die_usage "--tolerance must be a number >= 0, not '$tolerance'"
 case "$program" in network_load_test|network_test) ;; *) die_usage "--program must be network_load_test or network_test" ;; esac
 case "$mpi" in openmpi|mpich) ;; *) die_usage "--mpi must be openmpi or mpich" ;; esac
+case "$order" in abba|ref-first) ;; *) die_usage "--order must be abba or ref-first, not '$order'" ;; esac
 
 ref_bin="$(cd "$ref_dir" 2>/dev/null && pwd)/$program" || die_usage "REF_DIR $ref_dir is not a folder"
 [ -x "$ref_bin" ] || die_usage "no executable $program in $ref_dir (build the reference first: docs/fidelity.md)"
@@ -161,12 +171,18 @@ echo "outputs in $out" >&2
 shown_args="$launcher_args"
 for k in "${!launcher_args_at[@]}"; do shown_args="$shown_args (at PPN $k: ${launcher_args_at[$k]})"; done
 printf '%s\n' "reference: $ref_bin" "ours: $ours_bin" "launcher: $launcher $shown_args" \
-    "ours args: ${ours_args}" "nodes: $nodes  ppn: $ppns  pairs: $pairs" >"$out/setup.txt"
+    "ours args: ${ours_args}" "nodes: $nodes  ppn: $ppns  pairs: $pairs  order: $order" \
+    >"$out/setup.txt"
 for k in $ppns; do
     mkdir -p "$out/ppn$k"
     for i in $(seq 1 "$pairs"); do
-        run ref "$k" "$i"
-        run ours "$k" "$i"
+        if [ "$order" = abba ] && [ $(( i % 2 )) -eq 0 ]; then
+            run ours "$k" "$i"
+            run ref "$k" "$i"
+        else
+            run ref "$k" "$i"
+            run ours "$k" "$i"
+        fi
     done
 done
 

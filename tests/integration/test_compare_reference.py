@@ -97,12 +97,14 @@ def run_script(harness, *args, timeout=600):
                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
-def test_side_by_side_end_to_end(harness, tmp_path):
+@pytest.mark.parametrize("order", [None, "ref-first"])
+def test_side_by_side_end_to_end(harness, tmp_path, order):
     ref = fake_reference(harness, tmp_path / "ref")
     out = tmp_path / "out"
     # Launcher arguments for PPN 2 only: an environment variable for the ranks.
     at = "2=-x GPCNET_AT_PPN=2" if harness.MPI == "openmpi" else "2=-genv GPCNET_AT_PPN 2"
-    p = run_script(harness, "--program", "network_test", "--nodes", "2", "--ppn", "1 2",
+    p = run_script(harness, *(["--order", order] if order else []),
+                   "--program", "network_test", "--nodes", "2", "--ppn", "1 2",
                    "--launcher-args-at", at,
                    "--pairs", "2", "--mpi", harness.MPI, "--build", harness.build_dir().resolve(),
                    "--lock", tmp_path / "lock", "--out", out,
@@ -119,6 +121,12 @@ def test_side_by_side_end_to_end(harness, tmp_path):
         assert doc["environment"]["ranks"] == 2 * k and doc["environment"]["nodes"] == 2
         seen = (out / f"ppn{k}" / "ref-1.d" / "launcher_env.txt").read_text().strip()
         assert seen == ("2" if k == 2 else "")
+    # The default order: the second pair of each PPN runs ours first.
+    second = (("ref", 2), ("ours", 2)) if order == "ref-first" else (("ours", 2), ("ref", 2))
+    ran = [line.split()[0] for line in (out / "runs.log").read_text().splitlines()]
+    assert ran == [f"{side}-{i}(ppn" for _ in (1, 2)
+                   for side, i in (("ref", 1), ("ours", 1)) + second]
+    assert f"order: {order or 'abba'}" in (out / "setup.txt").read_text()
     text = (out / "side_by_side.txt").read_text()
     assert text == p.stdout
     assert text.count("2 reference run(s), 2 of ours") == 2
@@ -134,6 +142,7 @@ def test_side_by_side_end_to_end(harness, tmp_path):
     (["--program", "other", "REF"], "--program must be"),
     (["--bogus", "REF"], "unknown option --bogus"),
     (["--launcher-args-at", "4", "REF"], "--launcher-args-at needs K=ARGS"),
+    (["--order", "random", "REF"], "--order must be abba or ref-first"),
     (["REF"], "no executable network_load_test in"),
     (["/nonexistent/ref"], "is not a folder"),
 ])
