@@ -8,17 +8,33 @@ inside the reference's range widened by the tolerance, and a verdict.
 
 The widened range of values v_1..v_n is [min v * (1 - t), max v * (1 + t)].
 
+Then it asks how much of that verdict is chance. Runs of one program on a
+shared host spread, and a new run of the *same* program falls outside the
+min-max of n earlier ones with probability about 2/(n+1), so the check
+flags values even when nothing differs. The runs of both sides are
+relabelled at random (the first n as "reference", the rest as "ours"):
+`by chance` is the share of relabellings in which a value is inside, the
+summary line compares the observed count of values inside with the counts
+the relabellings give, and `p(shift)` is a permutation test of the
+difference of the two sides' means (Holm-adjusted over the values of one
+PPN in the summary).
+
 Exit status: 0 every value of every run of ours is inside, 3 some is not,
-1 nothing to compare (no parsed run of one side).
+1 nothing to compare (no parsed run of one side). The calibration does not
+change it.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import re
 import sys
 from pathlib import Path
+
+import numpy as np
 
 # (table id or "impact", label prefix, fields) in the order the tables print.
 SECTIONS = [
@@ -26,6 +42,8 @@ SECTIONS = [
     ("loaded", "loaded", [("avg", "Avg"), ("p99", "99%")]),
     ("impact", "CI", [("avg_printed", "Avg"), ("p99_printed", "99%")]),
 ]
+# A difference of means is reported as real below this Holm-adjusted p.
+ALPHA = 0.05
 
 
 def values_of(doc: dict) -> dict:
@@ -57,7 +75,102 @@ def fmt(v: float) -> str:
     return f"{v:.1f}"
 
 
-def compare(folder: Path, tolerance: float, out) -> tuple[int, int]:
+def inside_flags(ref: np.ndarray, ours: np.ndarray, tolerance: float) -> np.ndarray:
+    """Per value (column): every run of ours inside the widened range of ref.
+
+    ref and ours are runs x values, or labellings x runs x values (the
+    leading axes broadcast); NaN marks a value a run lacks (never inside).
+    """
+    lo = np.nanmin(ref, axis=-2) * (1 - tolerance)
+    hi = np.nanmax(ref, axis=-2) * (1 + tolerance)
+    ok = (ours >= lo[..., None, :]) & (ours <= hi[..., None, :])
+    return ok.all(axis=-2)
+
+
+def labellings(n_ref: int, n_all: int, permutations: int, seed: int) -> tuple[np.ndarray, bool]:
+    """Row i: which runs of the pool are "reference" in relabelling i.
+
+    Every way of choosing them when there are at most `permutations`
+    ways (exact), else that many drawn at random with the seed.
+    """
+    ways = math.comb(n_all, n_ref)
+    if ways <= permutations:
+        rows = np.zeros((ways, n_all), dtype=bool)
+        for i, chosen in enumerate(itertools.combinations(range(n_all), n_ref)):
+            rows[i, list(chosen)] = True
+        return rows, True
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((permutations, n_all)), axis=1)
+    rows = np.zeros((permutations, n_all), dtype=bool)
+    np.put_along_axis(rows, order[:, :n_ref], True, axis=1)
+    return rows, False
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values."""
+    order = np.argsort(p)
+    m = len(p)
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order]).clip(max=1.0)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+class Calibration:
+    """The check and a difference of means under random relabellings of the
+    pooled runs; only values every run of both sides has take part."""
+
+    def __init__(self, ref: np.ndarray, ours: np.ndarray, tolerance: float,
+                 permutations: int, seed: int):
+        pool = np.vstack([ref, ours])
+        self.columns = ~np.isnan(pool).any(axis=0)
+        pool = pool[:, self.columns]
+        n_ref = ref.shape[0]
+        self.rows, self.exact = labellings(n_ref, pool.shape[0], permutations, seed)
+        m_ours = pool.shape[0] - n_ref
+        # labellings x runs x values: the pool in each relabelling's order,
+        # its reference runs first.
+        order = np.argsort(~self.rows, axis=1, kind="stable")
+        shuffled = pool[order]
+        flags = inside_flags(shuffled[:, :n_ref], shuffled[:, n_ref:], tolerance)
+        self.by_chance = flags.mean(axis=0)
+        self.counts = flags.sum(axis=1)
+        self.observed = int(inside_flags(pool[:n_ref], pool[n_ref:], tolerance).sum())
+        diffs = np.abs(shuffled[:, n_ref:].mean(axis=1) - shuffled[:, :n_ref].mean(axis=1))
+        seen = np.abs(pool[n_ref:].mean(axis=0) - pool[:n_ref].mean(axis=0))
+        # Tolerance for ties that only floating point tells apart.
+        hits = (diffs >= seen * (1 - 1e-9)).sum(axis=0)
+        self.p_shift = hits / len(self.rows) if self.exact else (1 + hits) / (1 + len(self.rows))
+        self.p_holm = holm(self.p_shift) if len(self.p_shift) else self.p_shift
+        self.n_values = int(self.columns.sum())
+        self.m_ours = m_ours
+
+    def column(self, j: int) -> tuple[str, str]:
+        """(by chance, p(shift)) cells of value j of the table."""
+        if not self.columns[j]:
+            return "-", "-"
+        k = int(self.columns[:j].sum())
+        p = self.p_shift[k]
+        return f"{self.by_chance[k]:.0%}", "<0.001" if p < 0.001 else f"{p:.3f}"
+
+    def summary(self, names: list) -> list:
+        if self.n_values == 0:
+            return ["   calibration: no value that every run has"]
+        how = (f"all {len(self.rows)} ways" if self.exact
+               else f"{len(self.rows)} random ways")
+        lo, mid, hi = np.percentile(self.counts, [5, 50, 95])
+        as_few = float((self.counts <= self.observed).mean())
+        lines = [f"   calibration, the runs relabelled ({how}) as if both sides were one program:",
+                 f"   values inside: median {mid:.0f} of {self.n_values} (5%-95%: {lo:.0f}-{hi:.0f}); "
+                 f"observed {self.observed}, as few or fewer in {as_few:.0%} of relabellings"]
+        shifted = [names[k] for k in np.flatnonzero(self.p_holm < ALPHA)]
+        lines.append("   means that differ beyond chance (Holm-adjusted p < "
+                     f"{ALPHA}): {', '.join(shifted) if shifted else 'none'}")
+        return lines
+
+
+def compare(folder: Path, tolerance: float, out, permutations: int = 0,
+            seed: int = 1) -> tuple[int, int]:
     """Prints one PPN's table; returns (values compared, values outside)."""
     ref, ours = load_side(folder, "ref"), load_side(folder, "ours")
     ppn = folder.name[3:]
@@ -69,11 +182,15 @@ def compare(folder: Path, tolerance: float, out) -> tuple[int, int]:
     keys = []
     for run in ref:
         keys += [k for k in run if k not in keys]
-    head = f"{'test':33} {'value':13} {'reference min-max':>21} {'ours min-max':>21} {'inside':>7}  verdict"
+    matrix = lambda runs: np.array([[r.get(k, np.nan) for k in keys] for r in runs], dtype=float)
+    cal = Calibration(matrix(ref), matrix(ours), tolerance, permutations, seed) if permutations else None
+    extra = f" {'by chance':>9} {'p(shift)':>8}" if cal else ""
+    head = (f"{'test':33} {'value':13} {'reference min-max':>21} {'ours min-max':>21}{extra}"
+            f" {'inside':>7}  verdict")
     print(head, file=out)
     print("-" * len(head), file=out)
     compared = outside = 0
-    for key in keys:
+    for j, key in enumerate(keys):
         test_id, name, label = key
         rv = [r[key] for r in ref if key in r]
         ov = [o[key] for o in ours if key in o]
@@ -83,8 +200,15 @@ def compare(folder: Path, tolerance: float, out) -> tuple[int, int]:
         compared += 1
         outside += not ok
         ours_txt = f"{fmt(min(ov))} - {fmt(max(ov))}" if ov else "missing"
+        cells = ""
+        if cal:
+            chance, p = cal.column(j)
+            cells = f" {chance:>9} {p:>8}"
         print(f"{name[:33]:33} {label:13} {fmt(min(rv)) + ' - ' + fmt(max(rv)):>21} "
-              f"{ours_txt:>21} {f'{inside}/{len(ov)}':>7}  {'ok' if ok else 'OUTSIDE'}", file=out)
+              f"{ours_txt:>21}{cells} {f'{inside}/{len(ov)}':>7}  {'ok' if ok else 'OUTSIDE'}", file=out)
+    if cal:
+        names = [f"{k[1]} {k[2]}" for j, k in enumerate(keys) if cal.columns[j]]
+        print("\n".join(cal.summary(names)), file=out)
     return compared, outside
 
 
@@ -93,9 +217,15 @@ def main(argv=None) -> int:
     ap.add_argument("dir", type=Path, help="output folder of compare_reference.sh")
     ap.add_argument("--tolerance", type=float, default=0.10,
                     help="widening of the reference's min-max (default 0.10)")
+    ap.add_argument("--permutations", type=int, default=10000,
+                    help="random relabellings of the runs for the calibration; every way when "
+                         "there are no more than this (default 10000; 0: no calibration)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the random relabellings (default 1)")
     args = ap.parse_args(argv)
     if args.tolerance < 0:
         ap.error("--tolerance must be >= 0")
+    if args.permutations < 0:
+        ap.error("--permutations must be >= 0")
     folders = sorted((p for p in args.dir.glob("ppn*") if p.is_dir()),
                      key=lambda p: int(re.sub(r"\D", "", p.name) or 0))
     if not folders:
@@ -103,7 +233,7 @@ def main(argv=None) -> int:
         return 1
     total = bad = 0
     for folder in folders:
-        n, o = compare(folder, args.tolerance, sys.stdout)
+        n, o = compare(folder, args.tolerance, sys.stdout, args.permutations, args.seed)
         total += n
         bad += o
     if total == 0:

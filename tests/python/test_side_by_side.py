@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "bench" / "side_by_side.py"
 LAT = "RR Two-sided Lat (8 B)"
@@ -90,3 +92,73 @@ def test_nothing_to_compare_exits_1(tmp_path):
     assert p.returncode == 1 and "no ppn<K> folder" in p.stderr
     p = run(tmp_path, "--tolerance", "-1")
     assert p.returncode == 2
+
+
+# --- calibration: how much of the verdict chance alone gives ---------------
+
+def lat_doc(iso_avg, iso_p99, loaded_avg):
+    """A document with three latency values (isolated Avg/99%, loaded Avg)."""
+    tables = [{"id": "isolated", "rows": [{"test": "rr_two_sided_lat", "name": LAT,
+                                           "avg": iso_avg, "p99": iso_p99}]},
+              {"id": "loaded", "rows": [{"test": "rr_two_sided_lat", "name": LAT,
+                                         "avg": loaded_avg, "p99": None}]}]
+    return {"tables": tables, "impact": []}
+
+
+def calibration_cells(stdout: str) -> dict:
+    """{value label: (by chance, p(shift))} from a table with calibration."""
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith(LAT):
+            cells = line[len(LAT):].split()
+            out[" ".join(cells[:2])] = (cells[-4], cells[-3])
+    return out
+
+
+def test_calibration_by_chance_is_exact_for_small_pools(tmp_path):
+    # 3 + 3 distinct values, no tolerance: a relabelling puts every "ours"
+    # inside exactly when the pool's min and max are both "reference":
+    # 3*2 / (6*5) = 20% of the 20 ways, whatever the values are.
+    rng = np.random.default_rng(7)
+    ppn = tmp_path / "ppn1"
+    for side in ("ref", "ours"):
+        for i in range(1, 4):
+            write(ppn, f"{side}-{i}", lat_doc(*(rng.random(3) * 10 + 1)))
+    p = run(tmp_path, "--tolerance", "0")
+    assert "(all 20 ways)" in p.stdout, p.stdout
+    cells = calibration_cells(p.stdout)
+    assert {c[0] for c in cells.values()} == {"20%"}
+    # With 3 runs a side the smallest two-sided p of a difference of means
+    # is 2/20: the labelling and its mirror image.
+    assert all(float(c[1]) >= 0.1 for c in cells.values())
+    assert "differ beyond chance (Holm-adjusted p < 0.05): none" in p.stdout
+
+
+def test_calibration_finds_a_shifted_value_and_spares_the_others(tmp_path):
+    rng = np.random.default_rng(3)
+    ppn = tmp_path / "ppn4"
+    for side, shift in (("ref", 1.0), ("ours", 1.25)):
+        for i in range(1, 9):
+            iso, p99, loaded = 100 * (1 + 0.05 * rng.standard_normal(3))
+            write(ppn, f"{side}-{i}", lat_doc(iso, p99, loaded * shift))
+    p = run(tmp_path, "--permutations", "4000")
+    assert "(4000 random ways)" in p.stdout, p.stdout
+    cells = calibration_cells(p.stdout)
+    assert cells["loaded Avg"][1] == "<0.001"
+    assert float(cells["isolated Avg"][1]) > 0.05 and float(cells["isolated 99%"][1]) > 0.05
+    assert f"beyond chance (Holm-adjusted p < 0.05): {LAT} loaded Avg" in p.stdout
+    # The same seed gives the same table; the calibration leaves the exit
+    # status to the check (here a run of ours outside: 3, or all inside: 0).
+    again = run(tmp_path, "--permutations", "4000")
+    assert again.stdout == p.stdout and again.returncode == p.returncode
+
+
+def test_calibration_off_and_bad_count(tmp_path):
+    write(tmp_path / "ppn1", "ref-1", doc(2.0, 8000.0, 1.0))
+    write(tmp_path / "ppn1", "ours-1", doc(2.0, 8000.0, 1.0))
+    p = run(tmp_path, "--permutations", "0")
+    assert p.returncode == 0 and "by chance" not in p.stdout and "calibration" not in p.stdout
+    p = run(tmp_path)
+    assert "by chance" in p.stdout and "(all 2 ways)" in p.stdout
+    p = run(tmp_path, "--permutations", "-5")
+    assert p.returncode == 2 and "--permutations must be >= 0" in p.stderr
