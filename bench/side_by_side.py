@@ -19,6 +19,10 @@ the relabellings give, and `p(shift)` is a permutation test of the
 difference of the two sides' means (Holm-adjusted over the values of one
 PPN in the summary).
 
+With --self-check the reference is compared with itself (its first half of
+runs against the second): how the check treats two identical programs on
+the same host.
+
 Exit status: 0 every value of every run of ours is inside, 3 some is not,
 1 nothing to compare (no parsed run of one side). The calibration does not
 change it.
@@ -170,11 +174,18 @@ class Calibration:
 
 
 def compare(folder: Path, tolerance: float, out, permutations: int = 0,
-            seed: int = 1) -> tuple[int, int]:
-    """Prints one PPN's table; returns (values compared, values outside)."""
+            seed: int = 1, self_check: bool = False) -> tuple[int, int]:
+    """Prints one PPN's table; returns (values compared, values outside).
+
+    self_check: the reference against itself, its later half of runs in the
+    place of ours (the bar as a program identical to the reference meets it).
+    """
     ref, ours = load_side(folder, "ref"), load_side(folder, "ours")
+    if self_check:
+        ref, ours = ref[:(len(ref) + 1) // 2], ref[(len(ref) + 1) // 2:]
     ppn = folder.name[3:]
-    print(f"\n== {ppn} rank(s) per node: {len(ref)} reference run(s), {len(ours)} of ours; "
+    theirs = "later reference run(s) in place of ours" if self_check else "of ours"
+    print(f"\n== {ppn} rank(s) per node: {len(ref)} reference run(s), {len(ours)} {theirs}; "
           f"range widened by {tolerance:.0%} ==", file=out)
     if not ref or not ours:
         print("   nothing to compare (a side has no parsed run)", file=out)
@@ -221,6 +232,9 @@ def main(argv=None) -> int:
                     help="random relabellings of the runs for the calibration; every way when "
                          "there are no more than this (default 10000; 0: no calibration)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random relabellings (default 1)")
+    ap.add_argument("--self-check", action="store_true",
+                    help="the reference against itself: its first half of runs (in run-number "
+                         "order) as the reference, the second half in the place of ours")
     args = ap.parse_args(argv)
     if args.tolerance < 0:
         ap.error("--tolerance must be >= 0")
@@ -233,7 +247,8 @@ def main(argv=None) -> int:
         return 1
     total = bad = 0
     for folder in folders:
-        n, o = compare(folder, args.tolerance, sys.stdout, args.permutations, args.seed)
+        n, o = compare(folder, args.tolerance, sys.stdout, args.permutations, args.seed,
+                       args.self_check)
         total += n
         bad += o
     if total == 0:

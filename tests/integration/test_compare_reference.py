@@ -133,6 +133,8 @@ def test_side_by_side_end_to_end(harness, tmp_path, order):
     rows = [line for line in text.splitlines() if line.startswith("RR Two-sided Lat (8 B)")]
     assert [r.split()[5:7] for r in rows] == [["isolated", "Avg"], ["isolated", "99%"]] * 2
     assert all(r.split()[-2] == "2/2" or r.split()[-1] == "OUTSIDE" for r in rows)
+    # Each PPN's calibration: 2 + 2 runs can be relabelled in 6 ways.
+    assert text.count("the runs relabelled (all 6 ways)") == 2
 
 
 @pytest.mark.parametrize("args,needle", [

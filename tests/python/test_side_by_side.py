@@ -162,3 +162,24 @@ def test_calibration_off_and_bad_count(tmp_path):
     assert "by chance" in p.stdout and "(all 2 ways)" in p.stdout
     p = run(tmp_path, "--permutations", "-5")
     assert p.returncode == 2 and "--permutations must be >= 0" in p.stderr
+
+
+def test_self_check_compares_the_reference_with_itself(tmp_path):
+    ppn = tmp_path / "ppn1"
+    # Run numbers, not file names, give the halves: ref-10 is the last run.
+    for i, lat in ((1, 2.0), (2, 2.2), (3, 2.1), (10, 3.5)):
+        write(ppn, f"ref-{i}", lat_doc(lat, 5.0, 2 * lat))
+    write(ppn, "ours-1", lat_doc(9.0, 9.0, 9.0))  # never read with --self-check
+    p = run(tmp_path, "--self-check")
+    assert "2 reference run(s), 2 later reference run(s) in place of ours" in p.stdout, p.stdout
+    r = rows(p.stdout)
+    # Runs 1-2 (2.0-2.2, widened 1.8-2.42) against runs 3 and 10 (2.1, 3.5).
+    assert r[(LAT, "isolated Avg")] == ("1/2", "OUTSIDE")
+    assert r[(LAT, "isolated 99%")] == ("2/2", "ok")
+    assert "2.0 - 2.2" in p.stdout and "2.1 - 3.5" in p.stdout and "9.0" not in p.stdout
+    assert p.returncode == 3
+    # One reference run cannot be split: nothing to compare.
+    for i in (2, 3, 10):
+        (ppn / f"ref-{i}.json").unlink()
+    p = run(tmp_path, "--self-check")
+    assert p.returncode == 1 and "nothing to compare" in p.stdout
