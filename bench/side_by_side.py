@@ -130,24 +130,30 @@ class Calibration:
         self.columns = ~np.isnan(pool).any(axis=0)
         pool = pool[:, self.columns]
         n_ref = ref.shape[0]
-        self.rows, self.exact = labellings(n_ref, pool.shape[0], permutations, seed)
-        m_ours = pool.shape[0] - n_ref
-        # labellings x runs x values: the pool in each relabelling's order,
-        # its reference runs first.
-        order = np.argsort(~self.rows, axis=1, kind="stable")
-        shuffled = pool[order]
-        flags = inside_flags(shuffled[:, :n_ref], shuffled[:, n_ref:], tolerance)
-        self.by_chance = flags.mean(axis=0)
-        self.counts = flags.sum(axis=1)
-        self.observed = int(inside_flags(pool[:n_ref], pool[n_ref:], tolerance).sum())
-        diffs = np.abs(shuffled[:, n_ref:].mean(axis=1) - shuffled[:, :n_ref].mean(axis=1))
+        rows, self.exact = labellings(n_ref, pool.shape[0], permutations, seed)
+        self.ways = len(rows)
         seen = np.abs(pool[n_ref:].mean(axis=0) - pool[:n_ref].mean(axis=0))
-        # Tolerance for ties that only floating point tells apart.
-        hits = (diffs >= seen * (1 - 1e-9)).sum(axis=0)
-        self.p_shift = hits / len(self.rows) if self.exact else (1 + hits) / (1 + len(self.rows))
+        inside = np.zeros(pool.shape[1])
+        hits = np.zeros(pool.shape[1])
+        counts = []
+        # In chunks, so memory stays bounded whatever --permutations is.
+        for start in range(0, self.ways, 1000):
+            # labellings x runs x values: the pool in each relabelling's
+            # order, its reference runs first.
+            order = np.argsort(~rows[start:start + 1000], axis=1, kind="stable")
+            shuffled = pool[order]
+            flags = inside_flags(shuffled[:, :n_ref], shuffled[:, n_ref:], tolerance)
+            inside += flags.sum(axis=0)
+            counts.append(flags.sum(axis=1))
+            diffs = np.abs(shuffled[:, n_ref:].mean(axis=1) - shuffled[:, :n_ref].mean(axis=1))
+            # Tolerance for ties that only floating point tells apart.
+            hits += (diffs >= seen * (1 - 1e-9)).sum(axis=0)
+        self.by_chance = inside / self.ways
+        self.counts = np.concatenate(counts)
+        self.observed = int(inside_flags(pool[:n_ref], pool[n_ref:], tolerance).sum())
+        self.p_shift = hits / self.ways if self.exact else (1 + hits) / (1 + self.ways)
         self.p_holm = holm(self.p_shift) if len(self.p_shift) else self.p_shift
         self.n_values = int(self.columns.sum())
-        self.m_ours = m_ours
 
     def column(self, j: int) -> tuple[str, str]:
         """(by chance, p(shift)) cells of value j of the table."""
@@ -160,8 +166,7 @@ class Calibration:
     def summary(self, names: list) -> list:
         if self.n_values == 0:
             return ["   calibration: no value that every run has"]
-        how = (f"all {len(self.rows)} ways" if self.exact
-               else f"{len(self.rows)} random ways")
+        how = f"all {self.ways} ways" if self.exact else f"{self.ways} random ways"
         lo, mid, hi = np.percentile(self.counts, [5, 50, 95])
         as_few = float((self.counts <= self.observed).mean())
         lines = [f"   calibration, the runs relabelled ({how}) as if both sides were one program:",
