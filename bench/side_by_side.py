@@ -48,6 +48,8 @@ SECTIONS = [
 ]
 # A difference of means is reported as real below this Holm-adjusted p.
 ALPHA = 0.05
+# Relabellings evaluated at once: memory stays bounded whatever their number.
+CHUNK = 1000
 
 
 def values_of(doc: dict) -> dict:
@@ -80,15 +82,12 @@ def fmt(v: float) -> str:
 
 
 def inside_flags(ref: np.ndarray, ours: np.ndarray, tolerance: float) -> np.ndarray:
-    """Per value (column): every run of ours inside the widened range of ref.
-
-    ref and ours are runs x values, or labellings x runs x values (the
-    leading axes broadcast); NaN marks a value a run lacks (never inside).
-    """
-    lo = np.nanmin(ref, axis=-2) * (1 - tolerance)
-    hi = np.nanmax(ref, axis=-2) * (1 + tolerance)
-    ok = (ours >= lo[..., None, :]) & (ours <= hi[..., None, :])
-    return ok.all(axis=-2)
+    """Per labelling and value: every run of ours inside the widened range
+    of ref (both labellings x runs x values, no value missing)."""
+    lo = ref.min(axis=1) * (1 - tolerance)
+    hi = ref.max(axis=1) * (1 + tolerance)
+    ok = (ours >= lo[:, None, :]) & (ours <= hi[:, None, :])
+    return ok.all(axis=1)
 
 
 def labellings(n_ref: int, n_all: int, permutations: int, seed: int) -> tuple[np.ndarray, bool]:
@@ -136,11 +135,10 @@ class Calibration:
         inside = np.zeros(pool.shape[1])
         hits = np.zeros(pool.shape[1])
         counts = []
-        # In chunks, so memory stays bounded whatever --permutations is.
-        for start in range(0, self.ways, 1000):
+        for start in range(0, self.ways, CHUNK):
             # labellings x runs x values: the pool in each relabelling's
             # order, its reference runs first.
-            order = np.argsort(~rows[start:start + 1000], axis=1, kind="stable")
+            order = np.argsort(~rows[start:start + CHUNK], axis=1, kind="stable")
             shuffled = pool[order]
             flags = inside_flags(shuffled[:, :n_ref], shuffled[:, n_ref:], tolerance)
             inside += flags.sum(axis=0)
@@ -150,9 +148,8 @@ class Calibration:
             hits += (diffs >= seen * (1 - 1e-9)).sum(axis=0)
         self.by_chance = inside / self.ways
         self.counts = np.concatenate(counts)
-        self.observed = int(inside_flags(pool[:n_ref], pool[n_ref:], tolerance).sum())
         self.p_shift = hits / self.ways if self.exact else (1 + hits) / (1 + self.ways)
-        self.p_holm = holm(self.p_shift) if len(self.p_shift) else self.p_shift
+        self.p_holm = holm(self.p_shift)
         self.n_values = int(self.columns.sum())
 
     def column(self, j: int) -> tuple[str, str]:
@@ -163,15 +160,17 @@ class Calibration:
         p = self.p_shift[k]
         return f"{self.by_chance[k]:.0%}", "<0.001" if p < 0.001 else f"{p:.3f}"
 
-    def summary(self, names: list) -> list:
+    def summary(self, names: list, observed: int) -> list:
+        """names and observed (how many were inside): of the values that
+        take part, in table order."""
         if self.n_values == 0:
             return ["   calibration: no value that every run has"]
         how = f"all {self.ways} ways" if self.exact else f"{self.ways} random ways"
         lo, mid, hi = np.percentile(self.counts, [5, 50, 95])
-        as_few = float((self.counts <= self.observed).mean())
+        as_few = float((self.counts <= observed).mean())
         lines = [f"   calibration, the runs relabelled ({how}) as if both sides were one program:",
                  f"   values inside: median {mid:.0f} of {self.n_values} (5%-95%: {lo:.0f}-{hi:.0f}); "
-                 f"observed {self.observed}, as few or fewer in {as_few:.0%} of relabellings"]
+                 f"observed {observed}, as few or fewer in {as_few:.0%} of relabellings"]
         shifted = [names[k] for k in np.flatnonzero(self.p_holm < ALPHA)]
         lines.append("   means that differ beyond chance (Holm-adjusted p < "
                      f"{ALPHA}): {', '.join(shifted) if shifted else 'none'}")
@@ -206,6 +205,7 @@ def compare(folder: Path, tolerance: float, out, permutations: int = 0,
     print(head, file=out)
     print("-" * len(head), file=out)
     compared = outside = 0
+    verdicts = []
     for j, key in enumerate(keys):
         test_id, name, label = key
         rv = [r[key] for r in ref if key in r]
@@ -215,6 +215,7 @@ def compare(folder: Path, tolerance: float, out, permutations: int = 0,
         ok = bool(ov) and inside == len(ov)
         compared += 1
         outside += not ok
+        verdicts.append(ok)
         ours_txt = f"{fmt(min(ov))} - {fmt(max(ov))}" if ov else "missing"
         cells = ""
         if cal:
@@ -223,8 +224,10 @@ def compare(folder: Path, tolerance: float, out, permutations: int = 0,
         print(f"{name[:33]:33} {label:13} {fmt(min(rv)) + ' - ' + fmt(max(rv)):>21} "
               f"{ours_txt:>21}{cells} {f'{inside}/{len(ov)}':>7}  {'ok' if ok else 'OUTSIDE'}", file=out)
     if cal:
-        names = [f"{k[1]} {k[2]}" for j, k in enumerate(keys) if cal.columns[j]]
-        print("\n".join(cal.summary(names)), file=out)
+        taking_part = np.flatnonzero(cal.columns)
+        names = [f"{keys[j][1]} {keys[j][2]}" for j in taking_part]
+        observed = sum(verdicts[j] for j in taking_part)
+        print("\n".join(cal.summary(names, observed)), file=out)
     return compared, outside
 
 
