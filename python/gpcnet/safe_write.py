@@ -1,0 +1,155 @@
+"""Every file gpcnet writes goes through here: nothing is written through a
+link someone planted, and nothing that exists is replaced without --force.
+
+A whole file (``write_text``/``write_bytes``) is written to a fresh
+temporary in the target directory, created with O_CREAT|O_EXCL|O_NOFOLLOW
+(a planted name makes it pick another, never follow it), flushed to disk,
+then moved onto its name: readers see the old file or the new one, never
+half of one. A stream that is written while something runs (``open_new``,
+e.g. an application's stdout) is created directly under its name with the
+same flags, so it is visible while it grows.
+
+The target name itself must not be a symbolic link (refused even with
+``force``: replacing a link someone else put there is never what the user
+meant) and, unless ``force``, must not exist. Missing parent directories
+are created. Every refusal is a GpcnetError naming the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from gpcnet.errors import GpcnetError
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_TRIES = 16  # fresh temporary names tried before giving up (each is 64 random bits)
+
+
+def _check_target(path: Path, force: bool) -> bool:
+    """Refuse a link, a non-file or (without force) an existing file; True if it exists."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
+    if not stat.S_ISREG(st.st_mode):
+        raise GpcnetError(f"{path}: exists and is not a regular file; refusing to replace it")
+    if not force:
+        raise GpcnetError(f"{path}: already exists; use --force to replace it")
+    return True
+
+
+def _parent(path: Path) -> Path:
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot create directory {parent}: {e.strerror}") from None
+    return parent
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _fresh_temp(path: Path) -> tuple:
+    for _ in range(_TRIES):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+        try:
+            return tmp, os.open(tmp, _FLAGS, 0o666)
+        except FileExistsError:
+            continue  # someone holds this name (perhaps a planted link): take another
+        except OSError as e:
+            raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+    raise GpcnetError(f"{path}: cannot write: no free temporary name in {path.parent}")
+
+
+def write_bytes(path, data: bytes, *, force: bool = False) -> None:
+    """Write ``data`` as the whole new content of ``path`` (see the module doc)."""
+    path = Path(path)
+    _parent(path)
+    _check_target(path, force)
+    tmp, fd = _fresh_temp(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        _commit(tmp, path, force)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _commit(tmp: Path, path: Path, force: bool) -> None:
+    if not force:
+        # A hard link is an atomic "create unless it exists": nothing that
+        # appeared since the check is replaced. Filesystems without hard
+        # links fall back to the check just made.
+        try:
+            os.link(tmp, path, follow_symlinks=False)
+        except FileExistsError:
+            _check_target(path, force)  # names what is there now
+            raise GpcnetError(f"{path}: already exists; use --force to replace it") from None
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+        else:
+            os.unlink(tmp)
+            return
+    _check_target(path, force)
+    try:
+        os.replace(tmp, path)  # rename never follows a link at the target; it replaces the name
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+
+
+def write_text(path, text: str, *, force: bool = False, encoding: str = "utf-8") -> None:
+    """Write ``text`` as the whole new content of ``path`` (see the module doc)."""
+    write_bytes(path, text.encode(encoding), force=force)
+
+
+@contextlib.contextmanager
+def open_new(path, mode: str = "w", *, force: bool = False, encoding: str = "utf-8"):
+    """Create ``path`` as a fresh file and yield it open for writing.
+
+    With ``force`` an existing regular file is removed first (the name, not
+    what it points to); a link or something else at the name is refused.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"open_new: mode {mode!r} (only 'w' or 'wb')")
+    path = Path(path)
+    _parent(path)
+    if _check_target(path, force):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+    try:
+        fd = os.open(path, _FLAGS, 0o666)
+    except FileExistsError:
+        _check_target(path, False)  # appeared meanwhile: say what it is
+        raise GpcnetError(f"{path}: already exists; use --force to replace it") from None
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+    f = os.fdopen(fd, mode, encoding=None if "b" in mode else encoding)
+    try:
+        yield f
+        f.flush()
+        with contextlib.suppress(OSError):
+            os.fsync(f.fileno())
+    finally:
+        f.close()

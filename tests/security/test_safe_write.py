@@ -1,0 +1,146 @@
+"""safe_write: nothing written through a planted link, nothing replaced without force."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+import pytest
+
+from gpcnet import safe_write
+from gpcnet.errors import GpcnetError
+
+
+@pytest.fixture
+def victim(tmp_path):
+    v = tmp_path / "victim"
+    v.write_text("precious\n")
+    return v
+
+
+def test_writes_new_file_and_creates_parents(tmp_path):
+    target = tmp_path / "a" / "b" / "out.json"
+    safe_write.write_text(target, "{}\n")
+    assert target.read_text() == "{}\n"
+    assert [p.name for p in target.parent.iterdir()] == ["out.json"]  # no temporary left
+
+
+def test_existing_file_needs_force(tmp_path):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    with pytest.raises(GpcnetError, match=r"out\.json: already exists; use --force"):
+        safe_write.write_text(target, "new")
+    assert target.read_text() == "old"
+    safe_write.write_text(target, "new", force=True)
+    assert target.read_text() == "new"
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_link_at_target_is_refused(tmp_path, victim, force):
+    target = tmp_path / "out.json"
+    target.symlink_to(victim)
+    with pytest.raises(GpcnetError, match="symbolic link"):
+        safe_write.write_text(target, "evil", force=force)
+    assert victim.read_text() == "precious\n"
+    assert target.is_symlink()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_dangling_link_at_target_is_refused(tmp_path, force):
+    target = tmp_path / "out.json"
+    target.symlink_to(tmp_path / "would-be-created")
+    with pytest.raises(GpcnetError, match="symbolic link"):
+        safe_write.write_text(target, "evil", force=force)
+    assert not (tmp_path / "would-be-created").exists()
+
+
+def test_links_at_temporary_names_are_never_followed(tmp_path, victim, monkeypatch):
+    # Plant links at the first temporary names the writer will pick.
+    tokens = iter(["0" * 16, "1" * 16, "2" * 16])
+    monkeypatch.setattr(secrets, "token_hex", lambda n: next(tokens))
+    for t in ("0" * 16, "1" * 16):
+        (tmp_path / f".out.json.{t}.tmp").symlink_to(victim)
+    safe_write.write_text(tmp_path / "out.json", "fresh")
+    assert victim.read_text() == "precious\n"
+    assert (tmp_path / "out.json").read_text() == "fresh"
+    assert not (tmp_path / "out.json").is_symlink()
+
+
+def test_gives_up_cleanly_when_every_temporary_name_is_taken(tmp_path, victim, monkeypatch):
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "f" * 16)
+    (tmp_path / f".out.json.{'f' * 16}.tmp").symlink_to(victim)
+    with pytest.raises(GpcnetError, match="no free temporary name"):
+        safe_write.write_text(tmp_path / "out.json", "x")
+    assert victim.read_text() == "precious\n"
+
+
+def test_directory_at_target_is_refused(tmp_path):
+    (tmp_path / "out.json").mkdir()
+    with pytest.raises(GpcnetError, match="not a regular file"):
+        safe_write.write_text(tmp_path / "out.json", "x", force=True)
+
+
+def test_file_appearing_after_the_check_is_not_replaced(tmp_path, monkeypatch):
+    target = tmp_path / "out.json"
+    real_fresh = safe_write._fresh_temp
+
+    def racing(path):  # another writer creates the name while we write
+        got = real_fresh(path)
+        target.write_text("theirs")
+        return got
+    monkeypatch.setattr(safe_write, "_fresh_temp", racing)
+    with pytest.raises(GpcnetError, match="already exists"):
+        safe_write.write_text(target, "ours")
+    assert target.read_text() == "theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_link_appearing_after_the_check_is_not_followed(tmp_path, victim, monkeypatch):
+    target = tmp_path / "out.json"
+    real_fresh = safe_write._fresh_temp
+
+    def racing(path):
+        got = real_fresh(path)
+        target.symlink_to(victim)
+        return got
+    monkeypatch.setattr(safe_write, "_fresh_temp", racing)
+    with pytest.raises(GpcnetError, match="symbolic link"):
+        safe_write.write_text(target, "ours", force=True)
+    assert victim.read_text() == "precious\n"
+
+
+def test_open_new_streams(tmp_path, victim):
+    out = tmp_path / "d" / "app.out"
+    with safe_write.open_new(out, "wb") as f:
+        f.write(b"line\n")
+    assert out.read_bytes() == b"line\n"
+    with pytest.raises(GpcnetError, match="already exists; use --force"):
+        with safe_write.open_new(out):
+            pass
+    with safe_write.open_new(out, force=True) as f:
+        f.write("again\n")
+    assert out.read_text() == "again\n"
+    link = tmp_path / "d" / "link.out"
+    link.symlink_to(victim)
+    for force in (False, True):
+        with pytest.raises(GpcnetError, match="symbolic link"):
+            with safe_write.open_new(link, force=force):
+                pass
+    assert victim.read_text() == "precious\n"
+
+
+def test_open_new_hands_a_real_fd_to_children(tmp_path):
+    out = tmp_path / "child.out"
+    with safe_write.open_new(out, "wb") as f:
+        os.write(f.fileno(), b"from fd\n")
+    assert out.read_bytes() == b"from fd\n"
+
+
+def test_unwritable_directory_is_one_line(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    with pytest.raises(GpcnetError, match="cannot write"):
+        safe_write.write_text(d / "x", "y")
