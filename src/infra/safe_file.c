@@ -1,0 +1,135 @@
+#define _POSIX_C_SOURCE 200809L
+#include "infra/safe_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SAFE_PATH_MAX 8192
+
+int safe_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static void note_failed(char *failed, size_t failed_len, const char *path)
+{
+    if (failed && failed_len)
+        snprintf(failed, failed_len, "%s", path);
+}
+
+int safe_mkdirs(const char *dir, char *failed, size_t failed_len)
+{
+    char path[SAFE_PATH_MAX];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof(path)) {
+        note_failed(failed, failed_len, dir);
+        errno = len ? ENAMETOOLONG : ENOENT;
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    /* Each prefix ending before a '/', then the whole path. */
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && path[i] != '/')
+            continue;
+        if (path[i - 1] == '/')
+            continue; /* "a//b" or a trailing '/' */
+        char keep = path[i];
+        path[i] = '\0';
+        struct stat st;
+        if (mkdir(path, 0777) != 0) {
+            int err = errno;
+            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                /* Name the real cause: a file in the way is ENOTDIR. */
+                errno = (err == EEXIST) ? ENOTDIR : err;
+                note_failed(failed, failed_len, path);
+                return -1;
+            }
+        }
+        path[i] = keep;
+    }
+    return 0;
+}
+
+int safe_dir_probe(const char *dir)
+{
+    char probe[SAFE_PATH_MAX];
+    if (snprintf(probe, sizeof(probe), "%s/.gpcnet-write-test-XXXXXX", dir) >=
+        (int)sizeof(probe)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+FILE *safe_tmp_open(const char *path, char *tmp, size_t tmp_len)
+{
+    if (snprintf(tmp, tmp_len, "%s.XXXXXX", path) >= (int)tmp_len) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    /* mkstemp opens with O_CREAT|O_EXCL: never an existing name. */
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return NULL;
+    /* Results are for everyone to read, as a plain fopen would leave them. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        errno = err;
+    }
+    return f;
+}
+
+static int put_in_place(const char *tmp, const char *path, int replace)
+{
+    if (replace)
+        return rename(tmp, path);
+    /* link() refuses an existing name atomically. Some file systems have
+     * no hard links: there, check and rename (a narrow race, no more). */
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return -1;
+    if (safe_exists(path)) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
+int safe_tmp_commit(FILE *f, const char *tmp, const char *path, int replace)
+{
+    int bad = ferror(f);
+    int err = bad ? EIO : 0;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (!bad && put_in_place(tmp, path, replace) != 0) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
