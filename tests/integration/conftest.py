@@ -5,6 +5,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import mpi_harness  # noqa: E402
+import process_guard  # noqa: E402
+
+
+def pytest_configure(config):
+    process_guard.register(config)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,13 @@ import pytest
 from gpcnet.cli import main
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import process_guard  # noqa: E402
+
+
+def pytest_configure(config):
+    process_guard.register(config)
+
 FIXTURES = HERE / "fixtures"
 REAL = FIXTURES / "real"
 REPO = HERE.parent.parent

@@ -13,6 +13,7 @@ import pytest
 
 import relsupport
 from relsupport import DEFAULT_CAP, Job, mpi_harness
+import process_guard  # on sys.path through relsupport
 
 HEAVY = os.environ.get("GPCNET_HEAVY") == "1"
 collect_ignore_glob = [] if HEAVY else ["heavy/*"]
@@ -20,6 +21,7 @@ collect_ignore_glob = [] if HEAVY else ["heavy/*"]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cap(seconds): hard time cap of the test")
+    process_guard.register(config)
 
 
 class CapExceeded(Exception):

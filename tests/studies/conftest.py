@@ -9,6 +9,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parents[1] / "python"))
 import mpi_harness  # noqa: E402
+import process_guard  # noqa: E402
+
+
+def pytest_configure(config):
+    process_guard.register(config)
 
 
 @pytest.fixture(scope="session")

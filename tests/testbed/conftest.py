@@ -13,6 +13,11 @@ sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "tests"))
 
 import mpi_harness  # noqa: E402
+import process_guard  # noqa: E402
+
+
+def pytest_configure(config):
+    process_guard.register(config)
 
 STATE_DIR = Path("/run/gpcnet-testbed")
 

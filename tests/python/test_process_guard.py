@@ -1,0 +1,69 @@
+"""The process guard (tests/process_guard.py) of every pytest run here: a
+leftover child is killed when its test ends, a test that runs forever
+fails under its own name and the run goes on, a relative GPCNET_BUILD_DIR
+becomes absolute."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+
+CONFTEST = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+import process_guard
+
+def pytest_configure(config):
+    process_guard.register(config)
+"""
+
+CASES = """
+import os, subprocess, sys, time
+from pathlib import Path
+
+def test_leaves_a_child(tmp_path):
+    # In its own session, as the reliability jobs are: no process group ties it to us.
+    p = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    Path(os.environ["PID_FILE"]).write_text(str(p.pid))
+
+def test_runs_forever():
+    while True:
+        time.sleep(0.1)
+
+def test_sees_absolute_build_dir():
+    assert os.path.isabs(os.environ["GPCNET_BUILD_DIR"])
+    assert os.environ["GPCNET_BUILD_DIR"].endswith("/some/build")
+
+def test_after_the_timeout_still_runs():
+    pass
+"""
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_guard_reaps_children_and_times_out_by_name(tmp_path):
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_cases.py").write_text(textwrap.dedent(CASES))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    pid_file = tmp_path / "child.pid"
+    env = dict(os.environ, PID_FILE=str(pid_file), GPCNET_BUILD_DIR="some/build",
+               GPCNET_TEST_TIMEOUT="3")
+    env.pop("PYTEST_TIMEOUT", None)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "test_leaves_a_child PASSED" in out
+    assert "test_runs_forever FAILED" in out and "Timeout" in out
+    assert "test_sees_absolute_build_dir PASSED" in out
+    assert "test_after_the_timeout_still_runs PASSED" in out
+    child = int(pid_file.read_text())
+    assert not alive(child), f"the child {child} of test_leaves_a_child is still running"
