@@ -19,7 +19,10 @@
 
 static int is_rank0;
 static char json_path[PATH_LEN];
-static char json_tmp[PATH_LEN + 8];   /* results_json.c's temporary file */
+/* The results writer's temporary file of the moment (watchdog_note_tmp):
+ * the handler removes it only while json_tmp_set says the name is whole. */
+static char json_tmp[PATH_LEN + 16];
+static volatile sig_atomic_t json_tmp_set;
 static char json_abort[PATH_LEN + 8]; /* ours */
 static char reason_deadline[128];
 static char msg_deadline_kept[PATH_LEN + 200], msg_deadline_none[256];
@@ -157,8 +160,9 @@ static void flip_status(void)
 static void mark_aborted(const char *reason)
 {
     /* A half-written temporary of the main code is of no use any more. */
-    unlink(json_tmp);
-    int in = open(json_path, O_RDONLY);
+    if (json_tmp_set)
+        unlink(json_tmp);
+    int in = open(json_path, O_RDONLY | O_NOFOLLOW);
     if (in < 0)
         return;
     size_t len = 0;
@@ -175,7 +179,10 @@ static void mark_aborted(const char *reason)
         close(in);
         return;
     }
-    int fd = open(json_abort, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    /* A fresh file, never an existing name (a planted link is removed,
+     * not followed; one planted again in between makes the open fail). */
+    unlink(json_abort);
+    int fd = open(json_abort, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
     if (fd < 0) {
         close(in);
         return;
@@ -239,7 +246,6 @@ void watchdog_start(int rank, double deadline_s, const char *path)
 {
     is_rank0 = rank == 0;
     snprintf(json_path, sizeof(json_path), "%s", path);
-    snprintf(json_tmp, sizeof(json_tmp), "%s.tmp", json_path);
     snprintf(json_abort, sizeof(json_abort), "%s.abort", json_path);
     snprintf(msg_signal_kept, sizeof(msg_signal_kept),
              "; results of the finished phases are in %s\n", json_path);
@@ -281,5 +287,14 @@ void watchdog_start(int rank, double deadline_s, const char *path)
         if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
             it.it_value.tv_usec = 1;
         setitimer(ITIMER_REAL, &it, NULL);
+    }
+}
+
+void watchdog_note_tmp(const char *tmp)
+{
+    json_tmp_set = 0;
+    if (tmp && strlen(tmp) < sizeof(json_tmp)) {
+        memcpy(json_tmp, tmp, strlen(tmp) + 1);
+        json_tmp_set = 1;
     }
 }

@@ -16,4 +16,8 @@
  * deadline (as timeout(1)), 128 + signal number for signals. */
 void watchdog_start(int rank, double deadline_s, const char *json_path);
 
+/* The results writer's temporary file while it is being written (NULL when
+ * there is none): a handler that ends the run removes it. */
+void watchdog_note_tmp(const char *tmp);
+
 #endif

@@ -1,5 +1,6 @@
 #include "suite/load_placement.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +94,10 @@ void load_write_node_lists(run_t *run)
     int counts[] = {p->n_nodes, p->n_congestor_nodes, p->n_canary_nodes};
     for (int i = 0; i < 3; i++) {
         char file[128];
-        if (run->repetition > 1)
-            snprintf(file, sizeof(file), "%.*s_r%d.dat", (int)(strlen(files[i]) - 4), files[i],
-                     run->repetition);
-        else
-            snprintf(file, sizeof(file), "%s", files[i]);
-        if (node_list_write(dir, file, names, NODE_NAME_LEN, ids[i], counts[i]))
-            fprintf(stderr, "gpcnet: warning: cannot write the node list %s in %s\n", file, dir);
+        node_list_name(file, sizeof(file), files[i], run->repetition);
+        if (node_list_write(dir, file, names, NODE_NAME_LEN, ids[i], counts[i], run->opt.force))
+            fprintf(stderr, "gpcnet: warning: cannot write the node list %s in %s: %s\n", file, dir,
+                    strerror(errno));
     }
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "infra/json_writer.h"
+#include "infra/safe_file.h"
+#include "infra/watchdog.h"
 #include "infra/node_lists.h"
 #include "suite/congestor_run.h"
 #include "suite/study_report.h"
@@ -370,25 +372,27 @@ static void write_document(FILE *f, const run_t *run)
 
 int results_json_write(const run_t *run)
 {
+    /* A fresh temporary beside the file, then rename: never written
+     * through a link, and the file on disk is always complete. The first
+     * write replaces an existing file only with --force (checked before
+     * the run); later ones replace what this run wrote. */
+    static int written;
     char tmp[OPT_PATH_MAX + 16];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", run->json_path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = safe_tmp_open(run->json_path, tmp, sizeof(tmp));
     if (!f) {
-        fprintf(stderr, "gpcnet: warning: cannot write %s: %s\n", tmp, strerror(errno));
+        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,
+                strerror(errno));
         return -1;
     }
+    watchdog_note_tmp(tmp);
     write_document(f, run);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", tmp,
-                strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, run->json_path) != 0) {
-        fprintf(stderr, "gpcnet: warning: cannot rename %s to %s: %s\n", tmp, run->json_path,
+    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->opt.force);
+    watchdog_note_tmp(NULL);
+    if (rc != 0) {
+        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,
                 strerror(errno));
         return -1;
     }
+    written = 1;
     return 0;
 }

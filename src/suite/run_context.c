@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "infra/fatal.h"
+#include "infra/node_lists.h"
+#include "infra/safe_file.h"
 #include "infra/watchdog.h"
 #include "suite/phase_counters.h"
 #include "suite/results_json.h"
@@ -133,58 +135,92 @@ static void note_overrides(run_t *run)
     run->official_default = run->non_default[0] == '\0';
 }
 
+/* The directory a path is in ("." for a bare name). */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, len, ".");
+    else if (slash == path)
+        snprintf(dir, len, "/");
+    else
+        snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* A missing directory is made with its parents; the message names what
+ * could not be made or written, and why. */
+static int output_dir_ready(const run_t *run, const char *dir, char *msg, size_t len)
+{
+    const char *prog = program_name(run->program);
+    char failed[OPT_PATH_MAX];
+    struct stat st;
+    if (stat(dir, &st) != 0 && safe_mkdirs(dir, failed, sizeof(failed)) != 0) {
+        snprintf(msg, len, "%s: cannot create output directory '%.400s': %s (at '%.400s')\n", prog,
+                 dir, strerror(errno), failed);
+        return -1;
+    }
+    if (safe_dir_probe(dir) != 0) {
+        int err = errno;
+        if (err == ENOENT && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(msg, len,
+                     "%s: cannot write to output directory '%.800s': it exists, but its file "
+                     "system accepts no new files (%s)\n",
+                     prog, dir, strerror(err));
+        else
+            snprintf(msg, len, "%s: cannot write to output directory '%.800s': %s\n", prog, dir,
+                     strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
 /* Rank 0 checks the output places before anything is measured, so a typo
- * costs seconds, not a reservation. */
+ * costs seconds, not a reservation. Nothing is written through a link
+ * (infra/safe_file.h), and no existing output is replaced without --force. */
 static void check_outputs(run_t *run)
 {
     char msg[MSG_LEN] = "";
     options_t *o = &run->opt;
+    const char *prog = program_name(run->program);
     if (o->json_path[0])
         snprintf(run->json_path, sizeof(run->json_path), "%s", o->json_path);
     else
-        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", o->output_dir,
-                 program_name(run->program));
-    if (run->rank == 0) {
-        char probe[OPT_PATH_MAX + 64];
-        snprintf(probe, sizeof(probe), "%s/.gpcnet-write-test-%ld", o->output_dir,
-                 (long)time(NULL));
-        FILE *f = fopen(probe, "w");
-        if (!f) {
-            snprintf(msg, sizeof(msg), "%s: cannot write to output directory '%.800s': %s\n",
-                     program_name(run->program), o->output_dir, strerror(errno));
-        } else {
-            fclose(f);
-            remove(probe);
-            /* The results file itself (--json may name another directory):
-             * writable now, disk not full, and not a directory. */
-            char tmp[OPT_PATH_MAX + 16];
-            snprintf(tmp, sizeof(tmp), "%s.tmp", run->json_path);
-            FILE *t = fopen(tmp, "w");
-            int bad = !t || fputs("{}\n", t) < 0;
-            int err = errno;
-            if (t && fclose(t) != 0 && !bad) {
-                bad = 1;
-                err = errno;
-            }
-            if (t)
-                remove(tmp);
-            struct stat st;
-            FILE *existing = bad ? NULL : fopen(run->json_path, "r");
-            if (bad)
-                snprintf(msg, sizeof(msg), "%s: cannot write the results file '%.800s': %s\n",
-                         program_name(run->program), run->json_path, strerror(err));
-            else if (stat(run->json_path, &st) == 0 && !S_ISREG(st.st_mode))
-                snprintf(msg, sizeof(msg), "%s: results file '%.800s' is not a regular file\n",
-                         program_name(run->program), run->json_path);
-            if (existing) {
-                fclose(existing);
-                if (!o->force && !msg[0])
-                    snprintf(msg, sizeof(msg),
-                             "%s: results file '%.800s' already exists; use --force to overwrite it "
-                             "or --json/--output-dir to choose another place\n",
-                             program_name(run->program), run->json_path);
-            }
+        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", o->output_dir, prog);
+    char json_dir[OPT_PATH_MAX];
+    dir_of(run->json_path, json_dir, sizeof(json_dir));
+    if (run->rank == 0 && output_dir_ready(run, o->output_dir, msg, sizeof(msg)) == 0 &&
+        output_dir_ready(run, json_dir, msg, sizeof(msg)) == 0) {
+        /* The results file itself: writable now, disk not full, and not a
+         * directory. */
+        char tmp[OPT_PATH_MAX + 16];
+        FILE *t = safe_tmp_open(run->json_path, tmp, sizeof(tmp));
+        int bad = !t || fputs("{}\n", t) < 0;
+        int err = errno;
+        if (t && fclose(t) != 0 && !bad) {
+            bad = 1;
+            err = errno;
         }
+        if (t)
+            remove(tmp);
+        struct stat st;
+        char found[OPT_PATH_MAX + 64];
+        if (bad)
+            snprintf(msg, sizeof(msg), "%s: cannot write the results file '%.800s': %s\n", prog,
+                     run->json_path, strerror(err));
+        else if (stat(run->json_path, &st) == 0 && !S_ISREG(st.st_mode))
+            snprintf(msg, sizeof(msg), "%s: results file '%.800s' is not a regular file\n", prog,
+                     run->json_path);
+        else if (!o->force && safe_exists(run->json_path))
+            snprintf(msg, sizeof(msg),
+                     "%s: results file '%.800s' already exists; use --force to overwrite it "
+                     "or --json/--output-dir to choose another place\n",
+                     prog, run->json_path);
+        else if (!o->force && run->program == PROGRAM_NETWORK_LOAD_TEST &&
+                 node_lists_existing(o->output_dir, o->repeat, found, sizeof(found)))
+            snprintf(msg, sizeof(msg),
+                     "%s: node list '%.800s' already exists; use --force to overwrite it "
+                     "or --output-dir to choose another place\n",
+                     prog, found);
     }
     MPI_Bcast(msg, MSG_LEN, MPI_CHAR, 0, run->world);
     if (msg[0])

@@ -1,5 +1,6 @@
 """Helpers of the reliability tests: jobs in the background, rank processes,
 results on disk, private mounts (see conftest.py for the fixtures)."""
+import re
 import json
 import os
 import signal
@@ -243,8 +244,11 @@ def check_finished_phases_kept(doc, stdout, program):
 
 
 def no_temporary_files(directory):
+    # Temporaries are "<name>.XXXXXX" (mkstemp), "<name>.abort" (the
+    # watchdog's) and ".gpcnet-write-test-XXXXXX" (the write probe).
+    temp = re.compile(r"(\.(json|dat)\.[A-Za-z0-9]{6}|\.tmp|\.abort)$")
     left = [p.name for p in Path(directory).iterdir()
-            if p.name.endswith((".tmp", ".abort")) or p.name.startswith(".gpcnet-write-test")]
+            if temp.search(p.name) or p.name.startswith(".gpcnet-write-test")]
     assert not left, f"temporary files left behind: {left}"
 
 

@@ -21,11 +21,31 @@ def failed_at_start(p, needle):
     assert p.stdout == ""  # nothing measured, not even the preamble
 
 
-def test_output_dir_missing(harness, tmp_path):
-    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path / "missing",
+def test_output_dir_missing_is_created(harness, tmp_path):
+    """A missing --output-dir is made with its parents (docs/testbed.md's
+    worked example used to fail on it)."""
+    out = tmp_path / "made" / "here"
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", out, timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads((out / "network_test.json").read_bytes())["status"] == "complete"
+    no_temporary_files(out)
+
+
+def test_output_dir_under_a_file_names_the_cause(harness, tmp_path):
+    (tmp_path / "file").write_text("x")
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path / "file" / "sub",
                     timeout=30, env=FAST_FAIL)
-    failed_at_start(p, "cannot write to output directory")
-    assert "No such file or directory" in p.stderr
+    failed_at_start(p, "cannot create output directory")
+    assert "Not a directory" in p.stderr and f"at '{tmp_path / 'file'}'" in p.stderr
+
+
+def test_output_dir_that_takes_no_files_says_so(harness):
+    """/proc exists but accepts no new files: the message must not say the
+    directory is missing without saying that it exists."""
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", "/proc", timeout=30,
+                    env=FAST_FAIL)
+    failed_at_start(p, "cannot write to output directory '/proc'")
+    assert "it exists, but its file system accepts no new files" in p.stderr
 
 
 def test_output_dir_is_a_file(harness, tmp_path):
@@ -46,13 +66,12 @@ def test_output_dir_without_permission(harness, tmp_path):
     failed_at_start(p, "cannot write to output directory")
 
 
-def test_json_in_missing_directory(harness, tmp_path):
-    """--json elsewhere than --output-dir: checked before the run too (it used
-    to run to the end and exit 0 without results)."""
+def test_json_in_missing_directory_is_created(harness, tmp_path):
+    """--json elsewhere than --output-dir: its directory is made too."""
     p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path,
-                    "--json", tmp_path / "nowhere" / "r.json", timeout=30, env=FAST_FAIL)
-    failed_at_start(p, "cannot write the results file")
-    assert list(tmp_path.iterdir()) == []
+                    "--json", tmp_path / "nowhere" / "r.json", timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads((tmp_path / "nowhere" / "r.json").read_bytes())["status"] == "complete"
 
 
 @pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
