@@ -23,7 +23,7 @@ typedef struct canary_kernel {
     const char *unit;      /* "usec" or "MiB/s/rank" */
     int higher_is_better;  /* bandwidth: 1, latency: 0 */
     loop_kind_t loop;
-    loop_limits_t limits;  /* SPEC A.3 */
+    loop_limits_t limits;  /* docs/method.md#canaries */
     int load_canary;       /* one of the three canaries of the load test */
 
     /* Allocate buffers/windows on the slice communicator (collective). */

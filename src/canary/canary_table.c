@@ -5,7 +5,7 @@
 extern const canary_kernel_t rr_two_sided_lat, rr_get_lat, rr_two_sided_bw, rr_put_bw,
     rr_two_sided_bw_sync, nat_two_sided_bw, multiple_allreduce, multiple_alltoall;
 
-/* network_test runs them in this order (SPEC A.3). */
+/* network_test runs them in this order (docs/method.md#canaries). */
 const canary_kernel_t *const canary_kernels[] = {
     &rr_two_sided_lat, &rr_get_lat,        &rr_two_sided_bw,    &rr_put_bw,
     &rr_two_sided_bw_sync, &nat_two_sided_bw, &multiple_allreduce, &multiple_alltoall,

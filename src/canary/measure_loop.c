@@ -1,4 +1,4 @@
-/* The two loop structures of SPEC A.1 around every canary kernel. */
+/* The two measurement loops around every canary kernel (docs/method.md#loops). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -56,7 +56,8 @@ static void add_samples(stats_acc_t *acc, value_scale_t scale, const double *dur
 }
 
 /* What the ranks of a test agree on before every measurement, in the one
- * MPI_Allreduce(MIN) the loop makes anyway (SPEC A.1's time limit check):
+ * MPI_Allreduce(MIN) the loop makes anyway (the time-limit check of
+ * docs/method.md#loops):
  *  - the elapsed time (MIN: the test ends once every rank has passed the
  *    limit);
  *  - with --converge, whether every rank's Avg and 99% have settled (MIN of

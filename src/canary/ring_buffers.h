@@ -11,7 +11,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#define BW_MSG_BYTES 131072 /* 128 KiB per message (SPEC A.3) */
+#define BW_MSG_BYTES 131072 /* 128 KiB per message (docs/method.md#canaries) */
 #define BW_OUTSTANDING 8    /* messages in flight to each neighbour */
 
 /* Tags by direction, so a ring of two (left == right) still matches each

@@ -1,6 +1,6 @@
 /* Congestor kernels: the interface and the table of all of them.
  *
- * All use 4 KiB messages (SPEC A.4) except DL Allreduce (6.25 MiB). A new
+ * All use 4 KiB messages (docs/method.md#congestors) except DL Allreduce (6.25 MiB). A new
  * congestor is one small file plus one entry in congestor_table.c. */
 #ifndef GPCNET_CONGESTOR_H
 #define GPCNET_CONGESTOR_H
@@ -10,7 +10,7 @@
 
 #include "infra/stats.h"
 
-/* Message size of the 4 KiB congestors in doubles: 512 (SPEC A.4) unless
+/* Message size of the 4 KiB congestors in doubles: 512 (docs/method.md#congestors) unless
  * --congestor-bytes sets it, once, before any congestor is set up. */
 extern int congestor_message_doubles;
 #define CONGESTOR_DOUBLES congestor_message_doubles

@@ -1,4 +1,4 @@
-/* One congestor pass (SPEC A.4). */
+/* One congestor pass (docs/method.md#congestors). */
 #include "congestor/congestor.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Adaptive stop (--converge TOL, SPEC B.7): has a test's Avg and 99%
+/* Adaptive stop (--converge TOL, docs/method.md#convergence): has a test's Avg and 99%
  * settled to a relative tolerance?
  *
  * Each rank judges its own data; the loop combines the verdicts with the

@@ -1,4 +1,4 @@
-/* Congestion Impact arithmetic (SPEC glossary and A.5). Pure C. */
+/* Congestion Impact arithmetic (docs/method.md#congestion-impact). Pure C. */
 #ifndef GPCNET_IMPACT_H
 #define GPCNET_IMPACT_H
 

@@ -1,5 +1,5 @@
 /* Network counters of this node, read from /sys around each load-test
- * phase (SPEC Part C): Linux interface statistics and InfiniBand port
+ * phase (docs/studies.md): Linux interface statistics and InfiniBand port
  * counters. A counter that does not exist is marked absent, never 0. Pure
  * C (no MPI): the sampling and the deltas are unit-tested on a fake /sys. */
 #ifndef GPCNET_NET_COUNTERS_H

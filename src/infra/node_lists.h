@@ -1,4 +1,4 @@
-/* The node-list files of the load test (SPEC A.4 step 4), named as the
+/* The node-list files of the load test (docs/method.md#placement), named as the
  * reference names them so audit scripts keep working. */
 #ifndef GPCNET_NODE_LISTS_H
 #define GPCNET_NODE_LISTS_H

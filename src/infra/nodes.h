@@ -1,4 +1,5 @@
-/* Nodes and node-slice communicators (SPEC vocabulary, B.4).
+/* Nodes and node-slice communicators (docs/method.md#terms,
+ * docs/method.md#emulated-nodes).
  *
  * A node is the set of ranks sharing a host (MPI_COMM_TYPE_SHARED), or, when
  * emulating, every K consecutive ranks / N equal groups of ranks. Nodes are

@@ -1,4 +1,4 @@
-/* Command-line options of both programs (SPEC B.1).
+/* Command-line options of both programs (docs/method.md#options).
  *
  * Pure C, no MPI: every rank parses the same argv and reaches the same
  * verdict, so a bad option ends every rank the same way without talking.

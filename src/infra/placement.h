@@ -1,4 +1,4 @@
-/* Load-test placement (SPEC A.4): which nodes run congestors, which run
+/* Load-test placement (docs/method.md#placement): which nodes run congestors, which run
  * canaries, and which congestor kernel every congestor node runs.
  *
  * A pure function of (seed, node count, fraction, kernel weights): every
@@ -36,7 +36,7 @@ int placement_congestor_nodes(int n_nodes, double canary_fraction);
 int placement_compute(placement_t *p, uint64_t seed, int n_nodes, double canary_fraction,
                       int n_kernels, const int *weights);
 /* Colocated placement: all n_nodes nodes run canaries and congestors
- * (SPEC Part B knob). Returns -1 when n_nodes < max(2, 2 n_kernels). */
+ * (docs/method.md#knobs). Returns -1 when n_nodes < max(2, 2 n_kernels). */
 int placement_compute_colocated(placement_t *p, uint64_t seed, int n_nodes, int n_kernels,
                                 const int *weights);
 int placement_min_nodes_colocated(int n_kernels);

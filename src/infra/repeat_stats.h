@@ -1,4 +1,4 @@
-/* Run-to-run statistics of one value over --repeat repetitions (SPEC B.6).
+/* Run-to-run statistics of one value over --repeat repetitions (docs/method.md#repeats).
  * Pure C. */
 #ifndef GPCNET_REPEAT_STATS_H
 #define GPCNET_REPEAT_STATS_H

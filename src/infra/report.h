@@ -1,4 +1,4 @@
-/* The text tables (SPEC A.5), byte for byte in the reference's layout so
+/* The text tables (docs/method.md#tables), byte for byte in the reference's layout so
  * that scripts written for GPCNeT v1.3 keep parsing them: 80 columns, or
  * 140 with --verbose. World rank 0 only. */
 #ifndef GPCNET_REPORT_H

@@ -1,4 +1,4 @@
-/* One table row: the statistics of one test (SPEC A.2), unrounded. */
+/* One table row: the statistics of one test (docs/method.md#statistics), unrounded. */
 #ifndef GPCNET_RESULT_H
 #define GPCNET_RESULT_H
 

@@ -1,4 +1,4 @@
-/* Rings of the random-ring loop (SPEC A.1). Pure C. */
+/* Rings of the random-ring loop (docs/method.md#loops). Pure C. */
 #ifndef GPCNET_RING_H
 #define GPCNET_RING_H
 

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
-/* network_congestor: the congestor kernels on their own (SPEC Part B,
- * congestion studies), to run beside a real application.
+/* network_congestor: the congestor kernels on their own, to run beside a
+ * real application (docs/method.md#congestor-program).
  *
  * Every node runs one kernel on all its ranks, dealt as the load test
  * deals them. The ranks congest in rounds (one congestor measurement each)

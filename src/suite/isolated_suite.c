@@ -1,4 +1,4 @@
-/* network_test: the isolated suite (SPEC A.3). */
+/* network_test: the isolated suite (docs/method.md#network-test). */
 #include <stdio.h>
 #include <stdlib.h>
 

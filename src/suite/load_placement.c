@@ -80,7 +80,7 @@ void load_check_node_count(run_t *run)
                  run->nodes.ppn_min);
 }
 
-/* The node lists of the reference (SPEC A.4 step 4); repetitions after the
+/* The node lists of the reference (docs/method.md#placement); repetitions after the
  * first get their own files, "<name>_r<N>.dat". */
 void load_write_node_lists(run_t *run)
 {

@@ -1,4 +1,4 @@
-/* The load test's placement for each repetition (SPEC A.4 steps 1-4):
+/* The load test's placement for each repetition (docs/method.md#placement):
  * the node count check, the placement itself, and the node-list files. */
 #ifndef GPCNET_LOAD_PLACEMENT_H
 #define GPCNET_LOAD_PLACEMENT_H

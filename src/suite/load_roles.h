@@ -1,5 +1,5 @@
 /* Who does what in the load test: canary and congestor communicators of
- * one placement (SPEC A.4), built anew for every repetition and every
+ * one placement (docs/method.md#placement), built anew for every repetition and every
  * --congestor-sweep cell. */
 #ifndef GPCNET_LOAD_ROLES_H
 #define GPCNET_LOAD_ROLES_H

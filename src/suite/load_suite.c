@@ -1,5 +1,5 @@
 /* network_load_test: canaries in isolation, then under congestion
- * (SPEC A.4), with the release/stop protocol of the reference. */
+ * (docs/method.md#load-sequence), with the release/stop protocol of the reference. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
                    run->congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc);
 }
 
-/* Congestors while one canary test runs (SPEC A.4 step 3): a measured
+/* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
  * warm-up pass, release the canaries, then full passes until every rank of
  * the congestor communicator has seen the canaries' end (suite/load_sync.h). */
 static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,

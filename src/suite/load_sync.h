@@ -1,4 +1,4 @@
-/* The two synchronisations around each loaded test (SPEC A.4 step 3).
+/* The two synchronisations around each loaded test (docs/method.md#load-sequence).
  * Release: the canaries start once every congestor has run its warm-up
  * pass. Done: the congestors learn, between passes, that every canary has
  * finished.

@@ -1,6 +1,6 @@
 /* The preamble of network_test and network_load_test: the reference's
  * header lines and legend, then every setting of the run and whether it is
- * the official default configuration (SPEC A.5, B.1). */
+ * the official default configuration (docs/method.md#official-defaults). */
 #include <stdio.h>
 
 #include "suite/run_context.h"

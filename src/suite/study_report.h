@@ -1,4 +1,4 @@
-/* The summaries of the congestion studies (SPEC B.5, B.6), as 80-column
+/* The summaries of the congestion studies (docs/method.md#sweep), as 80-column
  * text tables and as JSON: the impact matrix of --congestor-sweep and the
  * run-to-run statistics of --repeat. Computed on world rank 0 from the
  * results recorded in the run. */
