@@ -109,10 +109,10 @@ void options_usage(program_t program, const name_catalog_t *tests,
         "      --nics-per-node N      NICs per node, to report ranks per port (default 1)\n",
         program_name(program),
         load ? "Measures latency- and bandwidth-sensitive canary tests in isolation and\n"
-               "while congestor kernels load the network (SPEC A.4). Needs at least 10\n"
+               "while congestor kernels load the network (docs/method.md). Needs at least 10\n"
                "nodes with the defaults (2 canary nodes and 2 per congestor).\n"
              : "Runs the isolated network tests on all nodes at once: random and natural\n"
-               "rings, allreduce and alltoall (SPEC A.3). Needs at least 2 nodes.\n",
+               "rings, allreduce and alltoall (docs/method.md). Needs at least 2 nodes.\n",
         load ? ",\n                             and the isolated congestor baselines" : "",
         load ? "3 canaries" : "all 8", tnames,
         load ? "      --seed N|time          placement seed (default: time on rank 0)\n"
