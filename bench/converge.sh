@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What --converge buys (SPEC B.7): network_load_test on NP emulated nodes,
+# What --converge buys (docs/method.md#convergence): network_load_test on
+# NP emulated nodes,
 # for each seed once with the full time limit and once with --converge TOL,
 # alternated. Prints the wall-time ratio and, for every Avg, 99% and CI, the
 # largest relative difference between the converged and the full run of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak resident memory per rank at two run lengths (SPEC B.3): the
+# Peak resident memory per rank at two run lengths (docs/method.md#histograms): the
 # statistics use fixed-size histograms, so memory must not grow with the
 # number of samples. Runs RR Two-sided Lat and Multiple Allreduce on 4
 # emulated nodes for SHORT and LONG seconds per test and prints, per run

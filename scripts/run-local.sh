@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build GPCNeT and run network_load_test on this one machine, treating
-# every rank as one emulated node (SPEC B.4), so the tables print here.
+# every rank as one emulated node (docs/method.md#emulated-nodes), so the
+# tables print here.
 #
 #   bash scripts/run-local.sh                 # 10 nodes x 1 rank, 1 s per test
 #   NODES=10 PPN=2 bash scripts/run-local.sh --verbose

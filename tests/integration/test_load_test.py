@@ -1,4 +1,4 @@
-"""network_load_test end to end on emulated nodes (SPEC A.4, A.5, B.1-B.4)."""
+"""network_load_test end to end on emulated nodes (docs/method.md#load-test)."""
 import pytest
 
 from textparse import table_lines, tables
@@ -172,7 +172,7 @@ def test_ten_nodes_four_ppn(harness, tmp_path):
 
 
 def check_kernels_per_node(doc, slices):
-    """Kernels are dealt to whole nodes (paper 3.3, SPEC A.4 step 3): every
+    """Kernels are dealt to whole nodes (paper 3.3, docs/method.md#placement): every
     congestor node runs one kernel on all its ranks, and every slice of a
     kernel spans that kernel's nodes in the same order (same root node)."""
     pl = doc["placement"]

@@ -1,4 +1,4 @@
-"""network_test end to end on emulated nodes (SPEC A.3, A.5, B.1-B.4)."""
+"""network_test end to end on emulated nodes (docs/method.md#network-test)."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""Congestion studies in one job (SPEC B.5-B.7): congestor sweep, repeats,
+"""Congestion studies in one job (docs/method.md#sweep): congestor sweep, repeats,
 adaptive stop, and the knobs (message size, colocated placement)."""
 import statistics
 

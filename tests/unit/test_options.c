@@ -31,7 +31,7 @@ static opt_status_t parse(program_t prog, const char *a1, const char *a2, const 
 
 int main(void)
 {
-    /* Defaults equal SPEC Part A. */
+    /* Defaults are the published ones (docs/method.md#official-defaults). */
     CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
     CHECK(o.time_limit == 10.0 && o.canary_fraction == 0.2 && !o.seed_given);
     CHECK(o.n_tests == 0 && o.n_congestors == 0 && o.measurements == -1 && o.warmup == -1);
@@ -97,7 +97,7 @@ int main(void)
     BAD(NET, "--deadline", "-5", NULL, "--deadline");
     BAD(NET, "--json", "--force", NULL, "--json needs a value (got option '--force' instead)");
 
-    /* Congestion studies (SPEC B.5-B.7) and the knobs. */
+    /* Congestion studies (docs/method.md#sweep) and the knobs. */
     CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
     CHECK(o.repeat == 1 && !o.congestor_sweep && o.converge == 0.0 &&
           o.congestor_bytes == 4096 && o.placement == PLACEMENT_SPLIT);

@@ -1,2 +1,2 @@
-"""Congestion studies with real applications (SPEC Part C): co-run settings
+"""Congestion studies with real applications (docs/studies.md): co-run settings
 I-IV with rotations, topology-aware bullies, network counters, reports."""

@@ -1,4 +1,4 @@
-"""Topology-aware bullies (the fat-tree study of SPEC Part C) and the
+"""Topology-aware bullies (the fat-tree study of docs/studies.md) and the
 placement of the application beside them.
 
 A leaf's uplink capacity C is counted in host links: by default one per

@@ -6,7 +6,7 @@ A counter that is not there is absent from the sample (and from the delta),
 never zero. `python3 -m gpcnet.study.counters` prints one node's sample as
 JSON: the launchers run it on every node before and after each run.
 
-Stall ratio (the study's router stall/flit ratio, SPEC Part C): per port
+Stall ratio (the study's router stall/flit ratio, docs/studies.md): per port
 port_xmit_wait / port_xmit_data on InfiniBand; on the testbed's switch
 ports the queue's overlimits / packets (times a packet had to wait for the
 shaper). Samples whose data counter moved less than the threshold are

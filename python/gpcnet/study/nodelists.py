@@ -1,4 +1,4 @@
-"""Node lists of the co-run settings (Zhang et al.; SPEC Part C).
+"""Node lists of the co-run settings (Zhang et al.; docs/studies.md).
 
 From a list of M >= 3N nodes, rotated by r * (M // rotations) for rotation r:
 
