@@ -148,33 +148,77 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, congestor_bin)
     assert not list(tmp_path.glob("*.d"))
 
 
-def test_interrupted_study_keeps_finished_runs_and_resumes(tmp_path, congestor_bin):
+def _gated_app(tmp_path) -> list:
+    """An application whose first two runs end at once and whose third
+    blocks until the test creates `release`: the test decides when the
+    signal comes, whatever the machine's load. Rank 0 counts the runs."""
+    script = (f'[ "${{OMPI_COMM_WORLD_RANK:-0}}" = 0 ] || exit 0; c=$(cat {tmp_path}/count 2>/dev/null || echo 0); '
+              f'echo $((c + 1)) > {tmp_path}/count; [ "$c" -eq 2 ] || exit 0; touch {tmp_path}/blocked; '
+              f'until [ -e {tmp_path}/release ]; do sleep 0.05; done')
+    return ["sh", "-c", script]
+
+
+def _wait_for(path, proc, limit=180):
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()[0]
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.05)
+
+
+def _nothing_left(tmp_path, within=10):
+    deadline = time.monotonic() + within
+    while True:
+        left = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout
+        left = "\n".join(ln for ln in left.splitlines() if "pgrep" not in ln)
+        if not left.strip() or time.monotonic() > deadline:
+            return left.strip()
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_interrupted_study_keeps_finished_runs_and_resumes(tmp_path, congestor_bin, sig):
     out = tmp_path / "s.json"
     argv = [sys.executable, "-m", "gpcnet", "study", "corun", "--launcher", "local", "--nodes", "n[1-6]",
             "-n", "2", "--rotations", "3", "--settings", "I,III", "--congestor-warmup", "0.5",
-            "--congestor-bin", congestor_bin, "-o", str(out), "--", "sleep", "1"]
+            "--congestor-bin", congestor_bin, "-o", str(out), "--", *_gated_app(tmp_path)]
     env = dict(os.environ, PYTHONPATH=PY)
     p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if out.exists() and len(json.loads(out.read_text())["runs"]) >= 2:
-            break
-        time.sleep(0.1)
-    p.send_signal(signal.SIGINT)
-    text, _ = p.communicate(timeout=60)
-    assert p.returncode == 130, text
+    _wait_for(tmp_path / "blocked", p)   # runs 1 and 2 are finished and saved; run 3 is running
+    p.send_signal(sig)
+    text, _ = p.communicate(timeout=120)
+    assert p.returncode == 128 + sig, text
     assert "finished runs kept" in text and "--resume" in text
     kept = json.loads(out.read_text())["runs"]
-    assert 2 <= len(kept) < 6 and all(r["status"] == "ok" for r in kept)
+    assert len(kept) == 2 and all(r["status"] == "ok" for r in kept)
+    assert _nothing_left(tmp_path) == ""
+    (tmp_path / "release").touch()
     done = subprocess.run(argv[:5] + ["--resume"] + argv[5:], env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"resuming: {len(kept)} runs done, {6 - len(kept)} to go" in done.stdout
+    assert "resuming: 2 runs done, 4 to go" in done.stdout
     runs = json.loads(out.read_text())["runs"]
     assert sorted(r["id"] for r in runs) == sorted(f"{s}-r{k}" for s in ("I", "III") for k in range(3))
     assert [r for r in runs if r["id"] == kept[0]["id"]][0]["started"] == kept[0]["started"]
-    # no congestor left behind
-    left = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout
-    assert not left.strip()
+    assert _nothing_left(tmp_path) == ""
+
+
+@pytest.mark.parametrize("blocked_run", ["I-r0", "III-r0", "III-r1"])
+def test_killed_study_leaves_no_job_running(tmp_path, congestor_bin, blocked_run):
+    """SIGKILL to gpcnet while the application (and for III the congestor)
+    runs: its mpiruns get SIGTERM from the kernel (parent-death signal) and
+    end their ranks; the congestor would also stop at its --duration."""
+    order = ["I-r0", "III-r0", "I-r1", "III-r1"]
+    (tmp_path / "count").write_text(f"{2 - order.index(blocked_run)}\n")  # the gated run is `blocked_run`
+    out = tmp_path / "s.json"
+    argv = [sys.executable, "-m", "gpcnet", "study", "corun", "--launcher", "local", "--nodes", "n[1-6]",
+            "-n", "2", "--rotations", "2", "--settings", "I,III", "--congestor-warmup", "0.2",
+            "--congestor-bin", congestor_bin, "-o", str(out), "--", *_gated_app(tmp_path)]
+    p = subprocess.Popen(argv, env=dict(os.environ, PYTHONPATH=PY), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    _wait_for(tmp_path / "blocked", p)
+    p.kill()
+    p.communicate(timeout=30)
+    assert _nothing_left(tmp_path) == ""
 
 
 def test_summary_normalises_to_setting_I_and_pairs_ci_app():

@@ -6,7 +6,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
+from gpcnet.signals import terminate_as_interrupt
 from gpcnet.study import bullies, launch, nodelists, runner
 from gpcnet.study import counters as ctr
 from gpcnet.study import topology as topo_mod
@@ -91,7 +93,7 @@ def cmd_bully(args) -> int:
         from gpcnet.study.launch import running_testbed
         text = topo_mod.testbed_text(running_testbed())
         path = Path(args.output).with_suffix(".topology.conf")
-        path.write_text(text)
+        safe_write.write_text(path, text, force=args.force or args.resume)
         tree = topo_mod.parse(text, str(path))
     else:
         tree = topo_mod.read(args.topology)
@@ -122,7 +124,15 @@ def _run(args, cfg, nodes, specs) -> int:
         raise GpcnetError(f"{out}: directory {out.parent} does not exist")
     study = runner.open_study(out, cfg, nodes, args.resume, args.force)
     launcher = launch.make(args.launcher, args.ppn, out.parent, args.launcher_args)
-    return runner.run_study(study, specs, launcher, out, log=lambda m: print(m, flush=True))
+    with terminate_as_interrupt():  # SIGTERM/SIGHUP: stop as on Ctrl-C, keep the finished runs
+        return runner.run_study(study, specs, launcher, out, log=_say)
+
+
+def _say(message: str) -> None:
+    try:
+        print(message, flush=True)
+    except OSError:  # the terminal went away (SIGHUP): the study JSON still says it all
+        pass
 
 
 def add_parser(sub) -> None:

@@ -22,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 
 LAUNCHERS = ("mpirun", "srun", "testbed", "local")
@@ -77,7 +78,7 @@ class Launcher:
 
     def _hostfile(self, nodes: list, tag: str, ppn: int) -> Path:
         path = self.workdir / f"hosts-{tag}"
-        path.write_text("".join(f"{n} slots={ppn}\n" for n in nodes))
+        safe_write.write_text(path, "".join(f"{n} slots={ppn}\n" for n in nodes), force=True)
         return path
 
 

@@ -11,6 +11,7 @@ congestor to stop (SIGTERM, then SIGKILL, if it does not); sample counters.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -19,7 +20,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
+from gpcnet.signals import die_with_parent, exit_code, ignoring_termination
 from gpcnet.study import counters as ctr
 
 SCHEMA = 1
@@ -52,8 +55,12 @@ def _tail(path: Path, n: int = 300) -> str:
     return " ".join(text.split()) + f" (full output: {path.name})"
 
 
+_LIVE: set = set()  # jobs started and not yet stopped: ended on an interrupt whatever it cut short
+
+
 def _stop(proc: subprocess.Popen, grace: float) -> None:
     """End a job and everything it started (its own process group)."""
+    _LIVE.discard(proc)
     if proc.poll() is not None:
         return
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):
@@ -69,9 +76,30 @@ def _stop(proc: subprocess.Popen, grace: float) -> None:
 
 
 def _spawn(cmd: list, env: dict, out: Path, err: Path) -> subprocess.Popen:
-    with open(out, "wb") as o, open(err, "wb") as e:
-        return subprocess.Popen(cmd, env=env, stdout=o, stderr=e, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+    # The job files are the study's own (FILE.d/): replaced, never through a link.
+    with safe_write.open_new(out, "wb", force=True) as o, safe_write.open_new(err, "wb", force=True) as e:
+        proc = subprocess.Popen(cmd, env=env, stdout=o, stderr=e, stdin=subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=die_with_parent)
+    _LIVE.add(proc)
+    return proc
+
+
+def _signal_stop(stop: Path) -> None:
+    """Create the congestor's stop file; if that fails it is stopped by signal."""
+    try:
+        with safe_write.open_new(stop, force=True):
+            pass
+    except GpcnetError:
+        pass
+
+
+def congestor_bound(cfg: dict) -> list:
+    """--duration for the congestor unless the user gave one: it stops by
+    itself even if the study, the stop file and its parent are all gone."""
+    if any(a == "--duration" or a.startswith("--duration=") for a in cfg["congestor_args"]):
+        return []
+    app = cfg["timeout"] or cfg.get("max_run_s", 86400.0)
+    return ["--duration", f"{cfg.get('congestor_start_timeout', 120) + cfg['congestor_warmup'] + app + 60:g}"]
 
 
 def _counters(launcher, nodes: list, enabled: bool) -> dict | None:
@@ -118,11 +146,12 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             if spec.get("flows"):
                 from gpcnet.study.bullies import flows_text
                 fpath = workdir / f"flows-{rid}.txt"
-                fpath.write_text(flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"))
+                safe_write.write_text(fpath, flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"),
+                                      force=True)
                 extra = ["--flows", str(fpath)]
             ccmd = launcher.job(spec["congestor_nodes"],
                                 [cfg["congestor_bin"], *cfg["congestor_args"], *extra,
-                                 *launcher.congestor_args(), "--stop-file", str(stop),
+                                 *launcher.congestor_args(), *congestor_bound(cfg), "--stop-file", str(stop),
                                  "--json", str(cjson)], f"congestor-{rid}")
             rec["congestor_command"] = ccmd
             cong = _spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
@@ -174,16 +203,17 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                             f"(exit {cong.returncode}): " + _tail(workdir / f"congestor-{rid}.err"))
         if cfg.get("fom_regex"):
             m = re.search(cfg["fom_regex"], aout.read_text(errors="replace"), re.MULTILINE)
-            rec["fom"] = float(m.group(1) if m.groups() else m.group(0)) if m else None
-            if m is None:
-                rec["fom_missing"] = f"no match of {cfg['fom_regex']!r} in the application's output"
+            rec["fom"] = _fom(m.group(1) if m.groups() else m.group(0)) if m else None
+            if rec["fom"] is None:
+                rec["fom_missing"] = (f"no match of {cfg['fom_regex']!r} in the application's output" if m is None
+                                      else f"{cfg['fom_regex']!r} matched {str(m.group(0))[:40]!r}, not a finite number")
         rec["status"] = "ok"
     except RunFailed as e:
         rec["status"] = "failed"
         rec["error"] = str(e)
     finally:
         if cong is not None:
-            stop.touch()
+            _signal_stop(stop)
             try:
                 cong.wait(timeout=cfg["congestor_stop_timeout"])
             except subprocess.TimeoutExpired:
@@ -203,6 +233,14 @@ class RunFailed(Exception):
     pass
 
 
+def _fom(text) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _congestor_summary(path: Path, names: dict, planned: list) -> dict:
     try:
         doc = json.loads(path.read_text())
@@ -219,21 +257,17 @@ def _congestor_summary(path: Path, names: dict, planned: list) -> dict:
 
 
 def save(study: dict, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(study, indent=1) + "\n")
-    os.replace(tmp, path)
+    safe_write.write_text(path, json.dumps(study, indent=1, allow_nan=False) + "\n", force=True)
 
 
 def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool) -> dict:
+    if path.is_symlink():
+        raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
     if path.exists() and not force:
         if not resume:
             raise GpcnetError(f"{path} exists: --resume to continue that study, --force to start over")
-        try:
-            old = json.loads(path.read_text())
-        except ValueError as e:
-            raise GpcnetError(f"{path}: not a study JSON ({e})") from None
-        if old.get("kind") != KIND:
-            raise GpcnetError(f"{path}: not a gpcnet study")
+        from gpcnet.study import document
+        old = document.load(path)
         for key in ("study", "app_command", "n", "settings", "rotations", "ppn", "patterns", "launcher"):
             if old["config"].get(key) != config.get(key):
                 raise GpcnetError(f"{path}: --resume with a different {key} "
@@ -246,6 +280,8 @@ def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool)
 
 def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
     workdir = path.with_name(path.stem + ".d")
+    if workdir.is_symlink() or (workdir.exists() and not workdir.is_dir()):
+        raise GpcnetError(f"{workdir}: not a directory of ours (a link or a file); remove it first")
     workdir.mkdir(exist_ok=True)
     launcher.workdir = workdir
     done = {r["id"] for r in study["runs"] if r.get("status") == "ok"}
@@ -257,11 +293,14 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
             f"congestor on {len(spec['congestor_nodes'])}")
         try:
             rec = run_one(spec, study, launcher, workdir)
-        except KeyboardInterrupt:
-            ok = sum(r.get("status") == "ok" for r in study["runs"])
-            log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}; "
-                "continue with the same command and --resume")
-            return 130
+        except KeyboardInterrupt as e:
+            with ignoring_termination():
+                for proc in list(_LIVE):
+                    _stop(proc, 5)
+                ok = sum(r.get("status") == "ok" for r in study["runs"])
+                log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}; "
+                    "continue with the same command and --resume")
+            return exit_code(e)
         study["runs"] = [r for r in study["runs"] if r["id"] != spec["id"]] + [rec]
         save(study, path)
         if rec["status"] == "ok":

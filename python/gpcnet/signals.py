@@ -1,0 +1,84 @@
+"""SIGTERM and SIGHUP end a long gpcnet command the way SIGINT does, and
+the jobs it starts end with it even when it is killed outright.
+
+- ``terminate_as_interrupt()``: while it is active, SIGTERM and SIGHUP raise
+  ``Terminated`` (a KeyboardInterrupt), so the code that already stops
+  cleanly on Ctrl-C (keep what finished, stop the jobs, remove what was half
+  built) runs for them too; ``exit_code(e)`` is 128 + the signal's number.
+  Only the first signal interrupts: later ones do not cut the cleanup short.
+- ``die_with_parent()``: a ``preexec_fn`` for subprocesses: the kernel sends
+  the child SIGTERM when gpcnet dies, even by SIGKILL (Linux prctl
+  PR_SET_PDEATHSIG; a no-op elsewhere). mpirun and srun pass that on to
+  their ranks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+
+PR_SET_PDEATHSIG = 1
+
+
+class Terminated(KeyboardInterrupt):
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def exit_code(e: BaseException) -> int:
+    return 128 + getattr(e, "signum", signal.SIGINT)
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
+    fired = []
+
+    def handler(signum, frame):
+        if fired or any(isinstance(x, KeyboardInterrupt) for x in _active_exceptions()):
+            return  # already stopping
+        fired.append(signum)
+        raise Terminated(signum)
+
+    old = {}
+    for s in signums:
+        old[s] = signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def ignoring_termination(signums=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+    """Cleanup that must finish: these signals are ignored while it runs."""
+    old = {s: signal.signal(s, signal.SIG_IGN) for s in signums}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _active_exceptions():
+    import sys
+    e = sys.exc_info()[1]
+    return [e] if e is not None else []
+
+
+try:  # loaded here, in the parent: a forked child should not load libraries
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):
+    _prctl = None
+
+
+def die_with_parent() -> None:
+    """preexec_fn: SIGTERM to this child when the process that started it dies."""
+    parent = os.getppid()
+    if _prctl is None or _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent:  # it died before prctl took effect: do not outlive it
+        os.kill(os.getpid(), signal.SIGTERM)
