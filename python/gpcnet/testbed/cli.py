@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from gpcnet.errors import GpcnetError
+from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interrupt
 
 SHAPE_HELP = ("star: every host on one non-blocking switch. fat-tree: leaves of "
               "--hosts-per-leaf hosts, each cabled to every one of --spines spines; "
@@ -58,13 +59,19 @@ def cmd_up(args) -> int:
                               "or `up --force` to replace it")
         netns.destroy()
     try:
-        netns.create(topo)
-        launch.write_launch_files(topo)
-        if args.slurm:
-            from gpcnet.testbed import slurm
-            slurm.start(topo)
+        with terminate_as_interrupt():  # SIGTERM/SIGHUP midway: remove what was built, as on Ctrl-C
+            netns.create(topo)
+            launch.write_launch_files(topo)
+            if args.slurm:
+                from gpcnet.testbed import slurm
+                slurm.start(topo)
+    except KeyboardInterrupt as e:
+        with ignoring_termination():
+            netns.destroy()
+        return exit_code(e)
     except BaseException:
-        netns.destroy()             # a failed up leaves nothing behind
+        with ignoring_termination():
+            netns.destroy()         # a failed up leaves nothing behind
         raise
     p = topo.params
     shape = (f"{len(topo.switches) - len(topo.spines)} leaves x {p['hosts_per_leaf']} hosts, "
@@ -91,7 +98,7 @@ def cmd_status(args) -> int:
     topo = launch.current()
     snap = counters.sample(topo)
     if args.json:
-        counters.write(args.json, {"topology": topo.params, "kind": topo.kind, **snap})
+        counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind, **snap})
     p = topo.params
     print(f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
           + (f", uplinks {format_rate(p['uplink_rate'])} x {p['spines']} per leaf (taper {p['taper']:g})"
@@ -112,7 +119,7 @@ def cmd_run(args) -> int:
     rc = launch.run(topo, args.ppn, command, mpi=not args.no_mpi, timeout=args.timeout)
     if args.counters:
         after = counters.sample(topo)
-        counters.write(args.counters, {"before": before, "after": after,
+        counters.write(args.counters, args.force, {"before": before, "after": after,
                                        "delta": counters.delta(before, after)})
     return rc
 
@@ -152,6 +159,7 @@ def add_parser(sub) -> None:
     p = tsub.add_parser("status", help="topology and per-port counters (bytes, packets, drops, backlog, overlimits)")
     p.add_argument("--json", metavar="FILE", help="also write the counters to this JSON file")
     p.add_argument("--all-ports", action="store_true", help="include the hosts' NIC queues")
+    p.add_argument("--force", action="store_true", help="replace an existing --json file")
     p.set_defaults(func=cmd_status)
 
     p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI)",
@@ -159,6 +167,7 @@ def add_parser(sub) -> None:
                                     "node, daemons over the management network, MPI over the data "
                                     "fabric). Example: gpcnet testbed run --ppn 2 -- ./network_test")
     p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
+    p.add_argument("--force", action="store_true", help="replace an existing --counters file")
     p.add_argument("--counters", metavar="FILE",
                    help="write the port counters before, after and their difference to this JSON file")
     p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")

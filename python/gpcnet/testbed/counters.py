@@ -76,7 +76,6 @@ def render(ports: dict, only_switches: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(path: str, doc: dict) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
+def write(path: str, force: bool, doc: dict) -> None:
+    from gpcnet import safe_write
+    safe_write.write_text(path, json.dumps(doc, indent=2) + "\n", force=force)

@@ -14,6 +14,7 @@ import shutil
 import stat
 import subprocess
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.testbed import netns
 from gpcnet.testbed.topology import DATA_CIDR, MGMT_CIDR, Topology
@@ -47,8 +48,8 @@ def hostfile_text(topo: Topology, slots: int) -> str:
 
 def write_launch_files(topo: Topology) -> None:
     agent = netns.STATE_DIR / "rsh-agent"
-    agent.write_text(AGENT.format(hosts=" ".join(h.name for h in topo.hosts),
-                                  uts=netns.STATE_DIR / "uts"))
+    safe_write.write_text(agent, AGENT.format(hosts=" ".join(h.name for h in topo.hosts),
+                                              uts=netns.STATE_DIR / "uts"), force=True)
     agent.chmod(agent.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
@@ -80,7 +81,7 @@ def mpirun_command(topo: Topology, ppn: int, command: list) -> list:
     if not mpirun:
         raise GpcnetError("no mpirun (Open MPI) found; run scripts/setup.sh")
     hostfile = netns.STATE_DIR / f"hostfile-{ppn}"
-    hostfile.write_text(hostfile_text(topo, ppn))
+    safe_write.write_text(hostfile, hostfile_text(topo, ppn), force=True)
     cmd = [mpirun, "--hostfile", str(hostfile), "-np", str(ppn * len(topo.hosts)),
            "--map-by", f"ppr:{ppn}:node",
            "--mca", "plm_rsh_agent", str(netns.STATE_DIR / "rsh-agent")]

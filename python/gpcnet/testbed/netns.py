@@ -20,6 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 
@@ -121,7 +122,7 @@ def create(topo: Topology) -> None:
     crash midway leaves something `down` knows how to remove."""
     from pyroute2 import netns
     STATE_DIR.mkdir(parents=True, exist_ok=True)
-    state_file().write_text(json.dumps({"status": "creating", "topology": topo.to_dict()}))
+    safe_write.write_text(state_file(), json.dumps({"status": "creating", "topology": topo.to_dict()}), force=True)
     for ns in topo.namespaces():
         netns.create(ns)
     for ns in topo.namespaces():
@@ -176,7 +177,7 @@ def create(topo: Topology) -> None:
         if link.a.tier == "host" and (link.a.rate or link.a.delay):
             with _iproute(link.a.ns) as hipr:
                 _add_qdiscs(hipr, link.a, topo)
-    state_file().write_text(json.dumps({"status": "up", "topology": topo.to_dict()}))
+    safe_write.write_text(state_file(), json.dumps({"status": "up", "topology": topo.to_dict()}), force=True)
 
 
 def _static_forwarding(ipr, topo: Topology) -> None:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import time
 
+from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.testbed import netns
 from gpcnet.testbed.launch import enter_head, enter_host
@@ -89,7 +90,7 @@ def start(topo: Topology) -> None:
                                f"--pid-file={p['munge']}/munged.pid",
                                f"--log-file={p['munge']}/munged.log",
                                f"--seed-file={p['munge']}/munged.seed", "--force"], "munged")
-    p["conf"].write_text(config_text(topo))
+    safe_write.write_text(p["conf"], config_text(topo), force=True)
     _start(enter_head(topo) + [slurmctld, "-f", str(p["conf"])], "slurmctld")
     for h in topo.hosts:
         _start(enter_host(h.name) + [slurmd, "-f", str(p["conf"])], f"slurmd on {h.name}")
