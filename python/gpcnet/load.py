@@ -116,6 +116,50 @@ def _reject_constant(name: str):
     raise ValueError(f"non-standard JSON constant {name} (missing values must be null)")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is out of range (overflows a double)")
+    return value
+
+
+# Far above anything a run writes (a results JSON is kilobytes to a few MB,
+# a 10,000-run study tens of MB); a larger file cannot be ours.
+MAX_JSON_BYTES = 256 * 2**20
+
+
+def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
+    """Read and parse a JSON file; every problem is one GpcnetError line
+    naming the file. Cost is linear in the size, which is bounded: a larger
+    file (or an endless one such as /dev/zero) is refused after max_bytes.
+    NaN, Infinity and numbers that overflow a double are refused."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise GpcnetError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise GpcnetError(f"{path}: is a directory, not a {what} file") from None
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
+    if len(data) > max_bytes:
+        raise GpcnetError(f"{path}: larger than {max_bytes // 2**20} MiB, so not a {what} file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise GpcnetError(f"{path}: not UTF-8 text (line {line}), so not a {what} file") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as e:
+        raise GpcnetError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise GpcnetError(f"{path}: malformed JSON: nested too deeply for a {what} file") from None
+    except ValueError as e:  # NaN/Infinity, overflow, an integer of thousands of digits
+        raise GpcnetError(f"{path}: malformed JSON: {str(e)[:200]}") from None
+
+
 def check_header(doc, where: str) -> None:
     """Say clearly when a file is not ours or is from another schema version."""
     if not isinstance(doc, dict):
@@ -128,25 +172,32 @@ def check_header(doc, where: str) -> None:
         raise GpcnetError(f"{where}: schema_version {version!r} is not supported; this gpcnet reads version {SCHEMA_VERSION}{hint}")
 
 
+# A log-linear histogram of any real run has a few thousand bins; checking
+# millions would take minutes, so such a file is refused before the schema.
+MAX_HISTOGRAM_BINS = 100_000
+
+
+def _check_sizes(doc: dict, where: str) -> None:
+    tables = doc.get("tables")
+    for t, table in enumerate(tables if isinstance(tables, list) else []):
+        rows = table.get("rows") if isinstance(table, dict) else None
+        for r, row in enumerate(rows if isinstance(rows, list) else []):
+            hist = row.get("histogram") if isinstance(row, dict) else None
+            bins = hist.get("bins") if isinstance(hist, dict) else None
+            if isinstance(bins, list) and len(bins) > MAX_HISTOGRAM_BINS:
+                raise GpcnetError(f"{where}: $.tables[{t}].rows[{r}].histogram.bins: {len(bins)} bins, "
+                                  f"more than any run writes (limit {MAX_HISTOGRAM_BINS})")
+
+
+def check(doc, where: str) -> None:
+    """Every check of load() on a document already parsed."""
+    check_header(doc, where)
+    _check_sizes(doc, where)
+    validate(doc, where)
+
+
 def load(path) -> dict:
     """Read, parse and validate one results file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GpcnetError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise GpcnetError(f"{path}: is a directory, not a results file") from None
-    except UnicodeDecodeError:
-        raise GpcnetError(f"{path}: not UTF-8 text, so not a results JSON file") from None
-    except OSError as e:
-        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
-        raise GpcnetError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    except ValueError as e:
-        raise GpcnetError(f"{path}: malformed JSON: {e}") from None
-    check_header(doc, str(path))
-    validate(doc, str(path))
+    doc = read_json(path, "results JSON")
+    check(doc, str(path))
     return doc

@@ -1,38 +1,20 @@
-"""`gpcnet report` on a study JSON: normalised execution times per setting
-(box plots: median, quartiles, min/max whiskers), CI_app of the paired
-settings, and the counter metric against time with a linear fit; one
-self-contained HTML file (inline SVG)."""
+"""A study JSON (`gpcnet study`) read and summarised: normalised execution
+times per setting, CI_app of the paired settings, and the counter metric
+against time with a linear fit. gpcnet.report.study draws the page."""
 
 from __future__ import annotations
 
-import html
-import io
-import json
 import statistics
 
-from gpcnet.errors import GpcnetError
+from gpcnet.impact import congestion_impact
+
 
 CORUN_PAIRS = (("II", "IV"), ("I", "III"))
 
 
-def is_study(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    return '"kind": "gpcnet_study"' in head
-
-
 def load(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise GpcnetError(f"{path}: cannot read the study: {e}") from None
-    if doc.get("kind") != "gpcnet_study":
-        raise GpcnetError(f"{path}: not a gpcnet study")
-    return doc
+    from gpcnet.study import document
+    return document.load(path)
 
 
 def baseline_setting(study: dict) -> str:
@@ -78,8 +60,10 @@ def summarise(study: dict) -> dict:
                                          "q3": q[-1], "max": norm[-1]} if norm else None)}
     by = {(r["setting"], r["rotation"]): r["wall_s"] for r in ok}
     for iso, cong in pairs(study):
-        per = [by[(cong, k)] / by[(iso, k)] for (s, k) in sorted(by) if s == iso and (cong, k) in by]
-        med = (statistics.median(times[cong]) / statistics.median(times[iso])
+        per = [congestion_impact(by[(iso, k)], by[(cong, k)], lower_is_better=True)
+               for (s, k) in sorted(by) if s == iso and (cong, k) in by]
+        per = [ci for ci in per if ci is not None]
+        med = (congestion_impact(statistics.median(times[iso]), statistics.median(times[cong]), lower_is_better=True)
                if times.get(iso) and times.get(cong) else None)
         out["ci_app"].append({"isolated": iso, "congested": cong, "paired": per,
                               "median_paired": statistics.median(per) if per else None,
@@ -101,95 +85,3 @@ def summarise(study: dict) -> dict:
             r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else None
             out["fit"] = {"slope": float(slope), "intercept": float(icpt), "r": r, "points": len(x)}
     return out
-
-
-def _svg(fig) -> str:
-    import matplotlib.pyplot as plt
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
-def box_figure(summary: dict, title: str):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    names = [s for s, v in summary["settings"].items() if v["normalised"]]
-    fig, ax = plt.subplots(figsize=(1.4 * len(names) + 2, 3.6))
-    ax.boxplot([summary["settings"][s]["normalised"] for s in names], whis=(0, 100))
-    ax.set_xticks(range(1, len(names) + 1), names)
-    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_ylabel(f"time / median of setting {summary['baseline']}")
-    ax.set_title(title)
-    return fig
-
-
-def scatter_figure(summary: dict):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    pts = summary["metric"]
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    for s in dict.fromkeys(p["setting"] for p in pts):
-        ax.scatter([p["metric"] for p in pts if p["setting"] == s],
-                   [p["normalised"] for p in pts if p["setting"] == s], label=s, s=18)
-    if summary.get("fit"):
-        f = summary["fit"]
-        xs = sorted(p["metric"] for p in pts)
-        ax.plot([xs[0], xs[-1]], [f["intercept"] + f["slope"] * x for x in (xs[0], xs[-1])], "k-", lw=1,
-                label=f"fit r={f['r']:.2f}" if f["r"] is not None else "fit")
-    ax.set_xlabel(pts[0]["what"])
-    ax.set_ylabel("normalised time")
-    ax.legend(fontsize=7)
-    return fig
-
-
-def _f(x, fmt="{:.3f}") -> str:
-    return "-" if x is None else fmt.format(x)
-
-
-def render_study(path: str) -> str:
-    study = load(path)
-    s = summarise(study)
-    cfg = study["config"]
-    title = f"{cfg['study']} study: {' '.join(cfg['app_command'])} on {cfg['n']} nodes"
-    parts = [f"<h1>{html.escape(title)}</h1>",
-             f"<p>{len(study['runs'])} runs, {len(s['failed'])} failed; launcher {cfg['launcher']}, "
-             f"{cfg['ppn']} ranks per node, {cfg['rotations']} rotations; congestor "
-             f"{html.escape(' '.join(cfg['congestor_args']))}; baseline median "
-             f"{_f(s['baseline_median_s'])} s (setting {s['baseline']}).</p>",
-             "<h2>Normalised execution time</h2><table><tr><th>setting</th><th>runs</th><th>median s</th>"
-             "<th>min</th><th>q1</th><th>median</th><th>q3</th><th>max</th><th>median figure of merit</th></tr>"]
-    for name, v in s["settings"].items():
-        st = v["stats"] or {}
-        parts.append(f"<tr><td>{name}</td><td>{v['runs']}</td><td>{_f(v['median_s'])}</td>"
-                     + "".join(f"<td>{_f(st.get(k))}</td>" for k in ("min", "q1", "median", "q3", "max"))
-                     + f"<td>{_f(v['median_fom'], '{:.6g}')}</td></tr>")
-    parts.append("</table>")
-    if any(v["normalised"] for v in s["settings"].values()):
-        parts.append(_svg(box_figure(s, title)))
-    parts.append("<h2>CI_app = t_congested / t_isolated</h2><table><tr><th>pair</th>"
-                 "<th>median of paired runs</th><th>ratio of medians</th><th>pairs</th></tr>")
-    for c in s["ci_app"]:
-        parts.append(f"<tr><td>{c['isolated']} &rarr; {c['congested']}</td><td>{_f(c['median_paired'])}</td>"
-                     f"<td>{_f(c['ratio_of_medians'])}</td><td>{len(c['paired'])}</td></tr>")
-    parts.append("</table>")
-    parts.append("<h2>Network counter metric vs time</h2>")
-    if s["metric"]:
-        parts.append(_svg(scatter_figure(s)))
-        if s.get("fit"):
-            f = s["fit"]
-            parts.append(f"<p>linear fit: normalised time = {f['intercept']:.3f} + {f['slope']:.3g} x metric, "
-                         f"r = {_f(f['r'], '{:.2f}')} over {f['points']} runs</p>")
-    else:
-        parts.append("<p>No stall counters in this study (no InfiniBand port counters and no testbed "
-                     "switch statistics): nothing to correlate.</p>")
-    if s["failed"]:
-        parts.append("<h2>Failed runs</h2><ul>" + "".join(
-            f"<li>{html.escape(f['id'])}: {html.escape(str(f['error']))}</li>" for f in s["failed"]) + "</ul>")
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html.escape(title)
-            + "</title><style>body{font-family:sans-serif;max-width:60em;margin:auto}"
-              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}</style>"
-              "</head><body>" + "\n".join(parts) + "</body></html>\n")
