@@ -7,12 +7,14 @@ bandwidth down, Congestion Impact up.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from gpcnet import results
+from gpcnet.errors import GpcnetError
 
 _PHASES = (("isolated", "Isolated"), ("loaded", "Loaded"))
 _STATS = (("avg", "Avg"), ("p99", "99%"))
@@ -46,7 +48,7 @@ def metrics(doc: dict, repetition: int = results.FIRST) -> dict:
 
 def worse_percent(metric: Metric, base: Optional[float], value: Optional[float]) -> Optional[float]:
     """How much worse `value` is than `base`, in percent (negative = better)."""
-    if base is None or value is None or base <= 0:
+    if not (_usable(base) and _usable(value)) or base <= 0:
         return None
     change = (value / base - 1.0) * 100.0
     return change if metric.better == "lower" else -change
@@ -114,6 +116,37 @@ def _distinguish(paths: list) -> list:
     return [f"{Path(paths[0]).stem}#{n}" for n in range(1, len(paths) + 1)]
 
 
+def _usable(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, same_program: bool) -> list:
+    """The regression lines of one run. A metric the gate cannot judge
+    (a baseline value that is missing, zero or not finite, or a run that
+    lost a value the baseline has) fails it: such a baseline must not
+    switch regression detection off. Only metrics one program does not
+    measure at all (network_test has no loaded phase) are left out."""
+    out = []
+    for m in order:
+        if not same_program and (m not in baseline or m not in run):
+            continue
+        base, value = baseline.get(m), run.get(m)
+        if base is None and value is None:
+            continue  # neither run has this value (e.g. parsed text): nothing to judge
+        if not _usable(value):
+            out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
+                       f"(no usable value in {label}; the baseline has one)")
+        elif not _usable(base) or base <= 0:
+            out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
+                       f"(baseline value {_fmt(base)} cannot be compared against; fix or replace the baseline)")
+        else:
+            worse = worse_percent(m, base, value)
+            if worse is not None and worse > limit:
+                out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
+                           f"({worse:.1f}% worse, limit {limit:g}%)")
+    return out
+
+
 # A ratio column is headed "run/baseline" while that stays this short, so
 # that a two-run comparison fits in 80 columns; else "ratio", explained
 # under the table.
@@ -153,13 +186,12 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
 
     regressions = []
     if fail_if_worse is not None:
-        for label, run in zip(labels[1:], per_run[1:]):
-            for m in order:
-                base, value = per_run[0].get(m), run.get(m)
-                worse = worse_percent(m, base, value)
-                if worse is not None and worse > fail_if_worse:
-                    regressions.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
-                                       f"({worse:.1f}% worse, limit {fail_if_worse:g}%)")
+        if not (math.isfinite(fail_if_worse) and fail_if_worse >= 0):
+            raise GpcnetError(f"--fail-if-worse {fail_if_worse}: expected a percentage of 0 or more")
+        base_program = labelled_docs[0][1].get("program")
+        for (label, doc), run in zip(labelled_docs[1:], per_run[1:]):
+            regressions += _gate(label, per_run[0], run, order, fail_if_worse,
+                                 same_program=doc.get("program") == base_program)
 
     widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()

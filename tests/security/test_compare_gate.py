@@ -1,0 +1,98 @@
+"""compare --fail-if-worse cannot be switched off by the baseline (issue 31, rows 12)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from conftest import FIXTURES, fixture_doc, one_line_error
+
+REAL = str(FIXTURES / "load_run.json")
+
+
+def _write(tmp_path, doc, name="base.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps(doc))
+    return str(p)
+
+
+def _set_all(doc, value):
+    for t in doc["tables"]:
+        for row in t["rows"]:
+            for k in ("avg", "p99", "p999", "median", "min", "max", "avg_worst"):
+                row[k] = value
+    for e in doc.get("impact", []):
+        for k in ("avg", "p99", "avg_printed", "p99_printed"):
+            e[k] = value
+    return doc
+
+
+@pytest.mark.parametrize("value", [0, 0.0, None])
+def test_zero_or_missing_baseline_fails_the_gate(cli, tmp_path, value):
+    base = _write(tmp_path, _set_all(fixture_doc("load_run.json"), value))
+    code, out, _ = cli("compare", base, REAL, "--fail-if-worse", "5")
+    assert code == 1, out
+    assert "cannot be compared against" in out
+
+
+def test_one_zero_baseline_value_is_flagged(cli, tmp_path):
+    doc = fixture_doc("load_run.json")
+    doc["tables"][0]["rows"][0]["avg"] = 0
+    code, out, _ = cli("compare", _write(tmp_path, doc), REAL, "--fail-if-worse", "5")
+    assert code == 1
+    flagged = [ln for ln in out.splitlines() if ln.startswith("REGRESSION")]
+    assert len(flagged) == 1 and "Isolated" in flagged[0]
+
+
+def test_run_that_lost_its_values_fails_the_gate(cli, tmp_path):
+    run = _write(tmp_path, _set_all(fixture_doc("load_run.json"), None), "run.json")
+    code, out, _ = cli("compare", REAL, run, "--fail-if-worse", "5")
+    assert code == 1 and "no usable value" in out
+
+
+def test_dropped_rows_in_the_baseline_fail_the_gate(cli, tmp_path):
+    doc = fixture_doc("load_run.json")
+    doc["tables"][1]["rows"] = doc["tables"][1]["rows"][:1]
+    code, out, _ = cli("compare", _write(tmp_path, doc), REAL, "--fail-if-worse", "5")
+    assert code == 1 and "cannot be compared against" in out
+
+
+@pytest.mark.parametrize("limit", ["nan", "inf", "-1"])
+def test_a_limit_that_disarms_is_refused(cli, limit):
+    code, _, err = cli("compare", REAL, REAL, "--fail-if-worse", limit)
+    assert "--fail-if-worse" in one_line_error(code, err)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_non_finite_baseline_is_refused_when_read(cli, tmp_path, text):
+    doc = fixture_doc("load_run.json")
+    raw = json.dumps(doc).replace('"avg": ' + json.dumps(doc["tables"][0]["rows"][0]["avg"]), '"avg": ' + text, 1)
+    p = tmp_path / "base.json"
+    p.write_text(raw)
+    code, _, err = cli("compare", p, REAL, "--fail-if-worse", "5")
+    line = one_line_error(code, err)
+    assert "base.json" in line
+
+
+@pytest.mark.parametrize("field", ["avg", "p99", "min", "median"])
+def test_negative_latency_is_refused(cli, tmp_path, field):
+    doc = fixture_doc("load_run.json")
+    doc["tables"][0]["rows"][0][field] = -3.5
+    code, _, err = cli("compare", _write(tmp_path, doc), REAL, "--fail-if-worse", "5")
+    line = one_line_error(code, err)
+    assert f"rows[0].{field}" in line or "minimum" in line
+
+
+def test_identical_runs_still_pass(cli):
+    code, out, _ = cli("compare", REAL, REAL, "--fail-if-worse", "0")
+    assert code == 0 and "REGRESSION" not in out
+
+
+def test_real_regression_still_found(cli, tmp_path):
+    doc = fixture_doc("load_run.json")
+    worse = copy.deepcopy(doc)
+    worse["tables"][0]["rows"][0]["avg"] *= 2
+    code, out, _ = cli("compare", REAL, _write(tmp_path, worse, "w.json"), "--fail-if-worse", "5")
+    assert code == 1 and "% worse, limit 5%" in out
