@@ -1,0 +1,31 @@
+"""The restructuring of the suites changed no output: the programs built from
+the base commit (golden.BASE) and from this tree print the same tables, write
+the same node lists and the same JSON for fixed seeds on 10 x 1 and 10 x 4
+emulated nodes, measured values, times and timestamps masked (golden.py)."""
+import subprocess
+
+import pytest
+
+import golden
+
+
+def have_base():
+    return subprocess.run(["git", "-C", str(golden.mpi_harness.REPO), "cat-file", "-e",
+                           golden.BASE + "^{commit}"], capture_output=True).returncode == 0
+
+
+def test_mask_keeps_names_and_hides_numbers():
+    line = "|          RR Two-sided Lat (8 B) |         10.9 |         46.6 |         usec |"
+    assert golden.mask_text(line) == \
+        "|          RR Two-sided Lat (8 B) |            # |            # |         usec |\n"
+    doc = {"avg": 1.5, "name": "x", "seed": 3, "seed_source": "time", "reports": [
+        {"kernel": "b", "t_s": 1}, {"kernel": "a", "t_s": 2}, {"kernel": "b", "t_s": 2}]}
+    assert golden.mask_json(doc) == {"avg": "#", "name": "x", "seed": "#",
+                                     "seed_source": "time", "reports": ["a", "b"]}
+
+
+@pytest.mark.skipif(not have_base(), reason="the base commit is not in this clone's history")
+def test_same_output_as_base_commit(harness):
+    base = golden.build_base(harness.build_dir(), golden.BASE)
+    diffs = golden.compare(base, harness.build_dir())
+    assert not diffs, "\n\n".join(diffs)
