@@ -205,6 +205,6 @@ def test_a_broken_link_is_reported(tmp_path):
     ("see " + "SP" + "EC Part C", True),
     ("_LATEX_" + "SP" + "ECIAL = {}", False),
     ("docs/method.md#loops", False),
-])
+], ids=["section", "part", "inside-a-word", "method-link"])
 def test_what_counts_as_a_citation_of_the_brief(line, cites):
     assert bool(BRIEF_CITATION.search(line)) is cites
