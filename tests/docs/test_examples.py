@@ -1,0 +1,155 @@
+"""Every code block of README.md and docs/*.md carries a mark saying what it
+is (tests/docs/examples.py), and every block that can run on this machine
+runs exactly as written, as a new user would type it:
+
+- in a fresh copy of the repository (the files git knows, as they are in
+  the working tree, committed into a new git repository), so no example
+  depends on what another one left behind;
+- with HOME a fresh directory and without the OMPI_* settings of the test
+  harness, so a block that needs them must say so itself;
+- with `bash -e`: every command of the block must succeed (a `console`
+  block, typed at a prompt, only its last line);
+- and after it `git status --porcelain` in the copy is empty: what the
+  examples write is inside .gitignore or outside the repository.
+
+GPCNET_DOCS_SLOW=1 also runs the blocks marked slow (minutes each).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import examples  # noqa: E402
+from examples import CLASSES, REPO, RUNNABLE  # noqa: E402
+
+BLOCKS = examples.all_blocks()
+BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build")).resolve()
+REAL = REPO / "tests/python/fixtures/real"
+GIT = ["git", "-c", "user.name=docs", "-c", "user.email=docs@example.org"]
+SLOW = os.environ.get("GPCNET_DOCS_SLOW") == "1"
+BLOCK_TIMEOUT = 900 if SLOW else 300
+SHELLS = ("bash", "sh", "console", "")
+
+
+def test_every_block_is_marked():
+    unmarked = [b.name for b in BLOCKS if b.cls is None]
+    assert not unmarked, ("code blocks without an <!-- example: CLASS --> mark "
+                          f"(see tests/docs/examples.py): {unmarked}")
+    wrong = [f"{b.name}: {b.cls}" for b in BLOCKS if b.cls not in CLASSES]
+    assert not wrong, f"unknown example classes (known: {CLASSES}): {wrong}"
+
+
+def test_no_indented_code_blocks():
+    found = [line for path in examples.documents() for line in examples.indented_code(path)]
+    assert not found, f"indented code blocks cannot carry a mark; fence them: {found}"
+
+
+def test_cluster_blocks_name_their_runnable_form():
+    ids = {(b.doc, b.options.get("id")): b for b in BLOCKS if b.options.get("id")}
+    bad = []
+    for b in BLOCKS:
+        if b.cls != "cluster":
+            continue
+        here = b.options.get("here")
+        if here == "none":
+            continue
+        target = ids.get((b.doc, here))
+        if target is None or target.cls not in RUNNABLE:
+            bad.append(f"{b.name}: here={here!r}")
+    assert not bad, f"cluster blocks must name a runnable block of their document: {bad}"
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in ("bash", "sh", "console")],
+                         ids=lambda b: b.name)
+def test_shell_blocks_parse_and_name_existing_files(block):
+    p = subprocess.run(["bash", "-n"], input=examples.script(block), capture_output=True, text=True)
+    assert p.returncode == 0, f"{block.name}: bash -n: {p.stderr}"
+    missing = [path for path in re.findall(r"(?<![\w./-])((?:scripts|bench|platforms|apps|packaging)"
+                                            r"/[\w./-]+)", examples.script(block))
+               if not (REPO / path).exists()]
+    assert not missing, f"{block.name} names files the repository does not have: {missing}"
+
+
+def fresh_copy(dest: Path) -> Path:
+    """The repository's files as a new clone would have them, with the
+    working tree's content: tracked and new (not ignored) files."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        src = REPO / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name, follow_symlinks=False)
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "fresh copy"]):
+        subprocess.run(GIT + cmd, cwd=dest, check=True, capture_output=True)
+    return dest
+
+
+def user_env(home: Path) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMIX_", "MPIR_CVAR", "GPCNET_", "PYTEST_"))
+           or k.startswith("GPCNET_PYTEST_")}
+    env.update(HOME=str(home), TMPDIR=str(home))
+    return env
+
+
+def runnable(block):
+    if block.cls == "slow" and not SLOW:
+        pytest.skip("marked slow: runs with GPCNET_DOCS_SLOW=1")
+    if "root" in block.options and os.geteuid() != 0:
+        pytest.skip("needs root (marked root)")
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE],
+                         ids=lambda b: b.name)
+def test_example_runs_as_written(block, tmp_path):
+    runnable(block)
+    home = tmp_path / "home"
+    home.mkdir()
+    if "scratch" in block.options:
+        where = tmp_path / "work"
+        where.mkdir()
+    else:
+        where = fresh_copy(tmp_path / "repo")
+    if "build" in block.options:
+        (where / "build").mkdir()
+        for name in ("network_test", "network_load_test", "network_congestor"):
+            (where / "build" / name).symlink_to(BUILD / name)
+    if block.options.get("given"):
+        for item in block.options["given"].split(","):
+            name, _, stem = item.partition(":")
+            (where / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REAL / f"{stem or 'network_load_test'}.json", where / name)
+        if "scratch" not in block.options:  # part of the starting state, not of what it writes
+            subprocess.run(["git", "add", "-f", "."], cwd=where, check=True)
+            subprocess.run(GIT + ["commit", "-q", "-m", "given"], cwd=where, check=True)
+    text = examples.script(block)
+    if block.cls == "python":
+        cmd = [sys.executable, "-c", text]
+    elif block.lang == "console":  # typed at a prompt: a failing line does not end it
+        cmd = ["bash", "-c", text]
+    else:
+        cmd = ["bash", "-e", "-o", "pipefail", "-c", text]
+    proc = subprocess.Popen(cmd, cwd=where, env=user_env(home), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=BLOCK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail(f"{block.name} ran over {BLOCK_TIMEOUT} s:\n{out[-4000:]}")
+    assert proc.returncode == 0, f"{block.name} failed ({proc.returncode}):\n{out[-6000:]}"
+    if "scratch" in block.options:
+        return
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=where,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == "", f"{block.name} left files git does not ignore:\n{status}"
