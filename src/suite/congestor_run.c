@@ -7,7 +7,8 @@
 
 #include "infra/fatal.h"
 #include "infra/report.h"
-#include "suite/results_json.h"
+#include "suite/phase_end.h"
+#include "suite/run_record.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -28,8 +29,8 @@ static const char *stop_name(const congestor_run_t *cr)
 void congestor_run_init(run_t *run, congestor_run_t *cr)
 {
     memset(cr, 0, sizeof(*cr));
-    run->congestor_run = cr;
-    int n = run->n_congestors;
+    run_add_json_section(run, (run_json_section_t){congestor_run_json, cr});
+    int n = run->cfg.n_congestors;
     cr->bytes = xcalloc((size_t)n, sizeof(double));
     cr->reporters = xcalloc((size_t)n, sizeof(double));
     cr->last_bytes = xcalloc((size_t)n, sizeof(double));
@@ -61,9 +62,9 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
     printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
            o->flows[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
     if (o->flows[0])
@@ -74,10 +75,10 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
     printf("   congestor message = %ld B\n", o->congestor_bytes);
     if (o->flows[0])
         printf("   flow iterations = %d per round\n",
-               run->congestors[0]->iterations_for(run->congestor_iterations, 0));
+               run->cfg.congestors[0]->iterations_for(run->cfg.congestor_iterations, 0));
     else
         printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
-               run->congestor_iterations);
+               run->cfg.congestor_iterations);
     if (o->duration > 0.0)
         printf("   duration = %g s\n", o->duration);
     else
@@ -94,7 +95,7 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
 
 static void take(congestor_run_t *cr, const run_t *run, const double *sums)
 {
-    int n = run->n_congestors;
+    int n = run->cfg.n_congestors;
     for (int k = 0; k < n; k++) {
         cr->bytes[k] = sums[k];
         cr->reporters[k] = sums[n + k];
@@ -111,7 +112,7 @@ void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, d
 {
     take(cr, run, sums);
     double dt = t - cr->last_t;
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         double mib_s = per_rank(cr, k, cr->bytes[k] - cr->last_bytes[k], dt);
         if (cr->n_reports == cr->cap_reports) {
             cr->cap_reports = cr->cap_reports ? 2 * cr->cap_reports : 64;
@@ -120,13 +121,13 @@ void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, d
                 die("out of memory for congestor reports");
         }
         cr->reports[cr->n_reports++] = (congestor_report_t){t, k, mib_s};
-        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->congestors[k]->id, mib_s);
+        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->cfg.congestors[k]->id, mib_s);
         cr->last_bytes[k] = cr->bytes[k];
     }
     cr->last_t = t;
     fflush(stdout);
     cr->elapsed_s = t;
-    results_json_write(run); /* the file on disk keeps the latest report */
+    suite_save(run); /* the file on disk keeps the latest report */
 }
 
 static const char *summary_bar =
@@ -145,23 +146,21 @@ void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, d
     printf("| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Per rank", "All ranks",
            "Units");
     printf("%s\n", summary_bar);
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
         double one = per_rank(cr, k, cr->bytes[k], t);
         printf("| %31.31s | %12.1f | %12.1f | %12.12s |\n", name, one, one * cr->reporters[k],
                "MiB/s");
         printf("%s\n", summary_bar);
     }
     fflush(stdout);
-    run_phase_done(run, "congest", t);
+    suite_phase_end(run, "congest", t);
 }
 
-void congestor_run_json(json_writer_t *w, const run_t *run)
+void congestor_run_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
-    const congestor_run_t *cr = run->congestor_run;
-    if (!cr)
-        return;
+    const congestor_run_t *cr = ctx;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
     if (run->opt.flows[0]) {
@@ -171,11 +170,11 @@ void congestor_run_json(json_writer_t *w, const run_t *run)
     jw_number(w, "waited_for_start_s", cr->waited_s);
     jw_number(w, "congested_s", cr->elapsed_s);
     jw_array_begin(w, "kernels");
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->congestors[k]->id);
+        jw_string(w, "kernel", run->cfg.congestors[k]->id);
         jw_string(w, "name", name);
         jw_int(w, "nodes", cr->nodes[k]);
         jw_int(w, "ranks", cr->ranks[k]);
@@ -191,7 +190,7 @@ void congestor_run_json(json_writer_t *w, const run_t *run)
     for (int i = 0; i < cr->n_reports; i++) {
         jw_object_begin(w, NULL);
         jw_number(w, "t_s", cr->reports[i].t);
-        jw_string(w, "kernel", run->congestors[cr->reports[i].kernel]->id);
+        jw_string(w, "kernel", run->cfg.congestors[cr->reports[i].kernel]->id);
         jw_number(w, "mib_s_per_rank", cr->reports[i].mib_s);
         jw_object_end(w);
     }

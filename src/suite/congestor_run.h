@@ -38,6 +38,8 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr);
 void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, double t);
 /* Rank 0: the summary and the final JSON (sums NULL: never started). */
 void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, double t);
-void congestor_run_json(json_writer_t *w, const run_t *run);
+/* The JSON member "congestor_run" (congestor_run_init adds it to the
+ * results document). */
+void congestor_run_json(json_writer_t *w, const run_t *run, const void *cr);
 
 #endif

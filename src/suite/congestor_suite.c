@@ -136,8 +136,8 @@ static void ticks_progress(run_t *run, congestor_run_t *cr, ticks_t *tk, double 
 static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
 {
     const options_t *o = &run->opt;
-    const congestor_kernel_t *k = run->congestors[ro->kernel];
-    int n_kernels = run->n_congestors;
+    const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
+    int n_kernels = run->cfg.n_congestors;
     double per_iteration = ro->congestor_active ? k->bytes_per_iteration(ro->state) : 0.0;
     double bytes = 0.0;
 
@@ -267,7 +267,7 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_run_t *cr, const int 
         ro->congestor_active = size >= 2;
         ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
                                     nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size);
-        ro->iterations = flows_kernel.iterations_for(run->congestor_iterations, size);
+        ro->iterations = flows_kernel.iterations_for(run->cfg.congestor_iterations, size);
     }
     cr->nodes[0] = cr->ranks[0] = 0;
     for (int node = 0; node < nd->n_nodes; node++)
@@ -287,11 +287,11 @@ int network_congestor_main(int argc, char **argv)
     if (flows) {
         /* The flow list is the traffic: one kernel, the flows. */
         n_flows = read_flows(&run, &pairs);
-        run.n_congestors = 1;
-        run.congestors[0] = &flows_kernel;
-        run.weights[0] = 1;
+        run.cfg.n_congestors = 1;
+        run.cfg.congestors[0] = &flows_kernel;
+        run.cfg.weights[0] = 1;
     }
-    int need = flows ? 2 : 2 * run.n_congestors;
+    int need = flows ? 2 : 2 * run.cfg.n_congestors;
     if (run.nodes.n_nodes < need) {
         if (run.rank == 0)
             printf("ERROR: this application must be run on at least %d nodes\n", need);
@@ -299,20 +299,20 @@ int network_congestor_main(int argc, char **argv)
                  "network_congestor: needs at least %d nodes (2 per congestor, %d congestor(s)); "
                  "found %d nodes (%d ranks). Emulate nodes with --emulate-nodes K or choose "
                  "fewer --congestors.\n",
-                 need, run.n_congestors, run.nodes.n_nodes, run.size);
+                 need, run.cfg.n_congestors, run.nodes.n_nodes, run.size);
     }
     check_file_dir(&run, "--stop-file", o->stop_file);
     check_file_dir(&run, "--start-file", o->start_file);
-    if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.n_congestors,
-                              run.weights))
+    if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.cfg.n_congestors,
+                              run.cfg.weights))
         die("placement failed although the node count was checked");
     run.have_placement = 1;
-    for (int k = 0; k < run.n_congestors; k++)
+    for (int k = 0; k < run.cfg.n_congestors; k++)
         if (placement_kernel_nodes(&run.placement, k) < 2)
             exit_all(1,
                      "network_congestor: congestor %s gets %d of the %d nodes with these "
                      "--congestors weights; every congestor needs at least 2 nodes.\n",
-                     run.congestors[k]->id, placement_kernel_nodes(&run.placement, k),
+                     run.cfg.congestors[k]->id, placement_kernel_nodes(&run.placement, k),
                      run.nodes.n_nodes);
 
     /* A clean stop on SIGINT/SIGTERM: finish the round, agree, report. The
@@ -332,13 +332,13 @@ int network_congestor_main(int argc, char **argv)
     else
         roles_build(&run, &ro, -1);
     congestor_run_preamble(&run, &cr);
-    run_phase_done(&run, "setup", MPI_Wtime() - run.t0);
+    suite_phase_end(&run, "setup", MPI_Wtime() - run.t0);
     if (wait_for_start(&run, &cr))
         congest(&run, &ro, &cr);
     else if (run.rank == 0)
         congestor_run_finish(&run, &cr, NULL, 0.0);
     roles_free(&run, &ro);
-    run_finish(&run); /* writes the JSON, congestor_run included */
+    suite_finish(&run); /* the final JSON, congestor_run included */
     congestor_run_free(&cr);
     free(pairs);
     return 0;

@@ -34,7 +34,7 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     }
     result_t *mine = r ? r : &local;
     if (holder) {
-        result_for_canary(mine, run->tests[test], run->limits[test]);
+        result_for_canary(mine, run->cfg.tests[test], run->cfg.limits[test]);
         stats_to_result(acc, mine);
         /* The holder ran the test; rank 0 may have been a waiting congestor. */
         mine->wall_s = wall_s;
@@ -71,19 +71,19 @@ int network_test_main(int argc, char **argv)
     run_setup_done(&run);
 
     run_print_preamble(&run, NULL, 0);
-    progress_init(run.rank == 0 && !run.opt.quiet, run.t0, run.n_tests);
+    progress_init(run.rank == 0 && !run.opt.quiet, run.t0, run.cfg.n_tests);
     if (run.rank == 0)
         report_table_begin(stdout, "Isolated Network Tests", run.opt.verbose);
 
-    for (int t = 0; t < run.n_tests; t++) {
-        const canary_kernel_t *k = run.tests[t];
+    for (int t = 0; t < run.cfg.n_tests; t++) {
+        const canary_kernel_t *k = run.cfg.tests[t];
         progress_step("isolated", k->name, run.opt.time_limit);
         stats_acc_t *acc = xmalloc(sizeof(*acc));
         stats_init(acc);
         MPI_Barrier(run.world);
         double start = MPI_Wtime();
         if (test_comm != MPI_COMM_NULL)
-            canary_measure(k, run.limits[t], run.opt.time_limit, run.opt.converge, slice,
+            canary_measure(k, run.cfg.limits[t], run.opt.time_limit, run.opt.converge, slice,
                            run.nodes.my_local, test_comm, run.opt.ring_seed, acc);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(&run, t, acc, test_comm, wall, "isolated", "Isolated Network Tests",
@@ -91,13 +91,13 @@ int network_test_main(int argc, char **argv)
         free(acc);
         char phase[96];
         snprintf(phase, sizeof(phase), "isolated:%s", k->id);
-        run_phase_done(&run, phase, wall);
+        suite_phase_end(&run, phase, wall);
     }
 
     if (test_comm != MPI_COMM_NULL)
         MPI_Comm_free(&test_comm);
     if (slice != MPI_COMM_NULL)
         MPI_Comm_free(&slice);
-    run_finish(&run);
+    suite_finish(&run);
     return 0;
 }

@@ -15,23 +15,23 @@ void load_place(run_t *run)
     const options_t *o = &run->opt;
     int rc = o->placement == PLACEMENT_COLOCATED
                  ? placement_compute_colocated(&run->placement, run->seed, run->nodes.n_nodes,
-                                               run->n_congestors, run->weights)
+                                               run->cfg.n_congestors, run->cfg.weights)
                  : placement_compute(&run->placement, run->seed, run->nodes.n_nodes,
-                                     o->canary_fraction, run->n_congestors, run->weights);
+                                     o->canary_fraction, run->cfg.n_congestors, run->cfg.weights);
     if (rc)
         die("placement failed although the node count was checked");
     run->have_placement = 1;
     /* Weights can starve a kernel of nodes (a2a:64,p2p_incast on 8 congestor
      * nodes): a kernel without two nodes would leave rank 0 waiting for its
      * results forever. Every rank computed the same placement. */
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         int got = placement_kernel_nodes(&run->placement, k);
         if (got < 2)
             exit_all(1,
                      "network_load_test: congestor %s gets %d of the %d congestor nodes with "
                      "these --congestors weights; every congestor needs at least 2 nodes. "
                      "Lower the other weights or run on more nodes.\n",
-                     run->congestors[k]->id, got, run->placement.n_congestor_nodes);
+                     run->cfg.congestors[k]->id, got, run->placement.n_congestor_nodes);
     }
     if (run->rank == 0) {
         /* Kept for the JSON: every repetition's seed and placement. */
@@ -56,8 +56,8 @@ void load_check_node_count(run_t *run)
 {
     const options_t *o = &run->opt;
     int colocated = o->placement == PLACEMENT_COLOCATED;
-    int min_nodes = colocated ? placement_min_nodes_colocated(run->n_congestors)
-                              : placement_min_nodes(o->canary_fraction, run->n_congestors);
+    int min_nodes = colocated ? placement_min_nodes_colocated(run->cfg.n_congestors)
+                              : placement_min_nodes(o->canary_fraction, run->cfg.n_congestors);
     if (min_nodes < 0 || run->nodes.n_nodes < min_nodes) {
         if (run->rank == 0 && min_nodes > 0)
             printf("ERROR: this application must be run on at least %d nodes\n", min_nodes);
@@ -65,13 +65,13 @@ void load_check_node_count(run_t *run)
             exit_all(1,
                      "network_load_test: --placement colocated needs at least %d nodes (2 per "
                      "congestor, %d congestor(s)); found %d nodes (%d ranks).\n",
-                     min_nodes, run->n_congestors, run->nodes.n_nodes, run->size);
+                     min_nodes, run->cfg.n_congestors, run->nodes.n_nodes, run->size);
         exit_all(1,
                  "network_load_test: needs at least %d nodes (2 canary nodes and 2 per "
                  "congestor, %d congestor(s), canary fraction %g); found %d nodes (%d ranks). "
                  "Run on more nodes, emulate nodes with --emulate-nodes K, or choose fewer "
                  "--congestors.\n",
-                 min_nodes, run->n_congestors, o->canary_fraction, run->nodes.n_nodes, run->size);
+                 min_nodes, run->cfg.n_congestors, o->canary_fraction, run->nodes.n_nodes, run->size);
     }
     if (colocated && run->nodes.ppn_min < 2)
         exit_all(1,

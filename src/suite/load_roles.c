@@ -44,7 +44,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
      * list, so all slices of a kernel have their root on the same node. */
     ro->kernel = !ro->is_congestor ? -1 : only_kernel >= 0 ? only_kernel
                                                             : p->kernel_of_node[nd->my_node];
-    int color = ro->is_congestor ? congestor_slice * run->n_congestors + ro->kernel : MPI_UNDEFINED;
+    int color = ro->is_congestor ? congestor_slice * run->cfg.n_congestors + ro->kernel : MPI_UNDEFINED;
     MPI_Comm_split(run->world, color, pos, &ro->congestor_comm);
     MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
                    &ro->kernel_comm);
@@ -53,10 +53,10 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
         int n;
         MPI_Comm_size(ro->congestor_comm, &n);
         ro->congestor_active = n >= 2;
-        const congestor_kernel_t *k = run->congestors[ro->kernel];
+        const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
         if (ro->congestor_active) {
             ro->setup_kernel = k;
-            ro->iterations = k->iterations_for(run->congestor_iterations, n);
+            ro->iterations = k->iterations_for(run->cfg.congestor_iterations, n);
             turn = color;
         }
     }
@@ -67,7 +67,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
 void roles_free(run_t *run, roles_t *ro)
 {
     if (ro->state)
-        run->congestors[ro->kernel]->teardown(ro->state);
+        run->cfg.congestors[ro->kernel]->teardown(ro->state);
     MPI_Comm *comms[] = {&ro->canary_slice, &ro->canary_test, &ro->congestor_comm,
                          &ro->kernel_comm};
     for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)

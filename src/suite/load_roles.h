@@ -8,7 +8,7 @@
 
 typedef struct {
     int is_congestor;
-    int kernel;              /* congestor kernel index into run->congestors, -1 on canaries */
+    int kernel;              /* congestor kernel index into run->cfg.congestors, -1 on canaries */
     int canary_slice_index;  /* seeds the canary rings */
     MPI_Comm canary_slice;   /* canaries: node-slice communicator */
     MPI_Comm canary_test;    /* canaries in slices of >= 2 ranks */

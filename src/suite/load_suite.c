@@ -26,7 +26,7 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
 {
     if (ro->is_congestor && (only < 0 || only == ro->kernel))
         stats_reduce(acc, ro->kernel_comm);
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         if (only >= 0 && k != only)
             continue;
         int holder = 0;
@@ -39,7 +39,7 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
             continue;
         result_t *r = xmalloc(sizeof(*r));
         if (holder) {
-            result_for_congestor(r, run->congestors[k]);
+            result_for_congestor(r, run->cfg.congestors[k]);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
             r->wall_s = wall_s;
@@ -59,8 +59,8 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
 static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
     congestor_pass_stop_t stop = {run->opt.converge, NULL};
-    congestor_pass(run->congestors[ro->kernel], ro->state, ro->congestor_comm,
-                   run->congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc);
+    congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc);
 }
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
@@ -85,8 +85,8 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
          * protocol below). The load the canaries see is the same. */
         load_sync_watch_post(sync, &done);
         congestor_pass_stop_t stop = {0.0, &done.req};
-        const congestor_kernel_t *k = run->congestors[ro->kernel];
-        while (!congestor_pass(k, ro->state, ro->congestor_comm, run->congestor_measurements,
+        const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
+        while (!congestor_pass(k, ro->state, ro->congestor_comm, run->cfg.congestor_measurements,
                                ro->iterations, run->opt.time_limit, &stop, NULL))
             ;
         load_sync_watch_wait(&done);
@@ -95,8 +95,8 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     int seen = 0, all_seen = 0;
     agree_t agreement = AGREE_NONE;
     for (;;) {
-        congestor_pass(run->congestors[ro->kernel], ro->state, ro->congestor_comm,
-                       run->congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
+        congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                       run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
                        NULL);
         load_sync_watch_post(sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
@@ -112,7 +112,7 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->tests[t], run->limits[t], run->opt.time_limit, run->opt.converge,
+        canary_measure(run->cfg.tests[t], run->cfg.limits[t], run->opt.time_limit, run->opt.converge,
                        ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                        run->opt.ring_seed, acc);
     load_sync_canaries_done(sync);
@@ -126,15 +126,15 @@ static void record_impact(run_t *run, int cell)
     if (run->rank != 0)
         return;
     char loaded[96];
-    const char *set = cell < 0 ? STUDY_ALL : run->congestors[cell]->id;
+    const char *set = cell < 0 ? IMPACT_ALL_CONGESTORS : run->cfg.congestors[cell]->id;
     if (cell < 0)
         snprintf(loaded, sizeof(loaded), "loaded");
     else
         snprintf(loaded, sizeof(loaded), "loaded_by:%s", set);
     if (cell < 0)
         report_impact_begin(stdout);
-    for (int t = 0; t < run->n_tests; t++) {
-        const char *id = run->tests[t]->id;
+    for (int t = 0; t < run->cfg.n_tests; t++) {
+        const char *id = run->cfg.tests[t]->id;
         const result_t *iso = run_find(run, "isolated", id);
         const result_t *load = run_find(run, loaded, id);
         if (!iso || !load)
@@ -159,13 +159,13 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
     const options_t *o = &run->opt;
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Network Tests", o->verbose);
-    for (int t = 0; t < run->n_tests; t++) {
-        progress_step("isolated", run->tests[t]->name, o->time_limit);
+    for (int t = 0; t < run->cfg.n_tests; t++) {
+        progress_step("isolated", run->cfg.tests[t]->name, o->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->canary_test != MPI_COMM_NULL)
-            canary_measure(run->tests[t], run->limits[t], o->time_limit, o->converge,
+            canary_measure(run->cfg.tests[t], run->cfg.limits[t], o->time_limit, o->converge,
                            ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                            o->ring_seed, acc);
         double wall = MPI_Wtime() - start;
@@ -175,10 +175,9 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
          * blocks of tests. Rank 0 may be a waiting congestor: its phase time
          * runs until the result arrived. */
         double phase_wall = MPI_Wtime() - start;
-        phase_counters_end(run);
         char phase[96];
-        snprintf(phase, sizeof(phase), "isolated:%s", run->tests[t]->id);
-        run_phase_done(run, phase, phase_wall);
+        snprintf(phase, sizeof(phase), "isolated:%s", run->cfg.tests[t]->id);
+        suite_phase_end(run, phase, phase_wall);
     }
     MPI_Barrier(run->world);
 }
@@ -188,8 +187,8 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Congestion Tests", 1);
-    for (int k = 0; k < run->n_congestors; k++) {
-        progress_step("congestor baseline", run->congestors[k]->name, run->opt.time_limit);
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
+        progress_step("congestor baseline", run->cfg.congestors[k]->name, run->opt.time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -199,10 +198,9 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
         MPI_Barrier(run->world);
         collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
                            1, k);
-        phase_counters_end(run);
         char phase[96];
-        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->congestors[k]->id);
-        run_phase_done(run, phase, wall);
+        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->cfg.congestors[k]->id);
+        suite_phase_end(run, phase, wall);
     }
 }
 
@@ -218,18 +216,18 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
         snprintf(table, sizeof(table), "loaded");
         snprintf(title, sizeof(title), "Network Tests running with Congestion Tests");
     } else {
-        congestor_display_name(run->congestors[cell], cell_name, sizeof(cell_name));
-        snprintf(cell_id, sizeof(cell_id), "%s:", run->congestors[cell]->id);
-        snprintf(table, sizeof(table), "loaded_by:%s", run->congestors[cell]->id);
+        congestor_display_name(run->cfg.congestors[cell], cell_name, sizeof(cell_name));
+        snprintf(cell_id, sizeof(cell_id), "%s:", run->cfg.congestors[cell]->id);
+        snprintf(table, sizeof(table), "loaded_by:%s", run->cfg.congestors[cell]->id);
         snprintf(title, sizeof(title), "Network Tests running with %s Only", cell_name);
     }
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
     if (run->rank == 0 && (cell >= 0 || !o->verbose))
         report_table_begin(stdout, title, o->verbose);
-    for (int t = 0; t < run->n_tests; t++) {
-        const canary_kernel_t *k = run->tests[t];
-        progress_step(cell < 0 ? "with congestion" : run->congestors[cell]->id, k->name,
+    for (int t = 0; t < run->cfg.n_tests; t++) {
+        const canary_kernel_t *k = run->cfg.tests[t];
+        progress_step(cell < 0 ? "with congestion" : run->cfg.congestors[cell]->id, k->name,
                       o->time_limit);
         if (run->rank == 0 && o->verbose && cell < 0) {
             /* The reference names the test without its message size here. */
@@ -258,10 +256,9 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
         collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, cell);
-        phase_counters_end(run);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
-        run_phase_done(run, phase, wall);
+        suite_phase_end(run, phase, wall);
     }
     record_impact(run, cell);
 }
@@ -273,7 +270,7 @@ static void print_preamble(run_t *run)
     snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", p->n_canary_nodes);
     snprintf(line2, sizeof(line2),
              "  %i nodes running Congestion Tests (min %i nodes per congestor)",
-             p->n_congestor_nodes, p->n_congestor_nodes / run->n_congestors);
+             p->n_congestor_nodes, p->n_congestor_nodes / run->cfg.n_congestors);
     const char *lines[] = {line1, line2};
     run_print_preamble(run, lines, 2);
 }
@@ -282,14 +279,15 @@ int network_load_test_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_LOAD_TEST, &argc, &argv);
+    run_add_json_section(&run, (run_json_section_t){study_json, NULL});
     const options_t *o = &run.opt;
     load_check_node_count(&run);
     if (run.rank == 0) {
         run.rep_seeds = xcalloc((size_t)o->repeat, sizeof(uint64_t));
         run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
     }
-    int cells = o->congestor_sweep ? run.n_congestors : 0;
-    int steps = o->repeat * ((2 + cells) * run.n_tests + (o->verbose ? run.n_congestors : 0));
+    int cells = o->congestor_sweep ? run.cfg.n_congestors : 0;
+    int steps = o->repeat * ((2 + cells) * run.cfg.n_tests + (o->verbose ? run.cfg.n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
     uint64_t first_seed = run.seed;
     for (run.repetition = 1; run.repetition <= o->repeat; run.repetition++) {
@@ -335,6 +333,6 @@ int network_load_test_main(int argc, char **argv)
     if (run.rank == 0 && o->repeat > 1)
         study_print_repeats(stdout, &run);
     free(acc);
-    run_finish(&run);
+    suite_finish(&run);
     return 0;
 }

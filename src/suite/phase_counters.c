@@ -15,12 +15,14 @@ static int leader_world_rank(const run_t *run, int node)
 
 void phase_counters_begin(run_t *run)
 {
+    run->ctr_counting = 1;
     if (run->nodes.my_local == 0)
         netctr_sample(&run->ctr_before, NULL);
 }
 
 void phase_counters_end(run_t *run)
 {
+    run->ctr_counting = 0;
     if (run->ctr_leaders == MPI_COMM_NULL && !run->ctr_split) {
         /* Node order in the leaders' communicator: leader i is node i. */
         MPI_Comm_split(run->world, run->nodes.my_local == 0 ? 0 : MPI_UNDEFINED, run->nodes.my_node,
@@ -89,8 +91,6 @@ void phase_counters_json(json_writer_t *w, const run_t *run, const netctr_sample
 
 void phase_counters_free(run_t *run)
 {
-    for (int i = 0; i < run->n_phases; i++)
-        free(run->phases[i].counters);
     free(run->ctr_pending);
     run->ctr_pending = NULL;
     if (run->ctr_leaders != MPI_COMM_NULL)

@@ -30,8 +30,8 @@ void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_
     printf("\n%s\n", load ? legend_load : legend_network);
 
     printf("  Settings (official default configuration: %s%s%s)\n",
-           run->official_default ? "yes" : "no", run->official_default ? "" : "; differs: ",
-           run->non_default);
+           run->cfg.official_default ? "yes" : "no", run->cfg.official_default ? "" : "; differs: ",
+           run->cfg.non_default);
     if (load)
         printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
                run->seed_from_time ? "time on rank 0" : "--seed");
@@ -39,10 +39,10 @@ void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_
     if (load) {
         printf("   canary fraction = %g\n", o->canary_fraction);
         printf("   congestors =");
-        for (int i = 0; i < run->n_congestors; i++)
-            printf("%s %s:%d", i ? "," : "", run->congestors[i]->id, run->weights[i]);
+        for (int i = 0; i < run->cfg.n_congestors; i++)
+            printf("%s %s:%d", i ? "," : "", run->cfg.congestors[i]->id, run->cfg.weights[i]);
         printf("\n   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
-               run->congestor_measurements, run->congestor_iterations);
+               run->cfg.congestor_measurements, run->cfg.congestor_iterations);
         printf("   congestor message = %ld B\n", o->congestor_bytes);
         printf("   placement = %s\n", o->placement == PLACEMENT_COLOCATED
                                           ? "colocated (canaries and congestors share every node)"
@@ -57,10 +57,10 @@ void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_
         printf("   converge = %g (a test ends once its Avg and 99%% are stable to this)\n",
                o->converge);
     printf("   time limit = %g s per test\n", o->time_limit);
-    for (int i = 0; i < run->n_tests; i++) {
-        loop_limits_t l = run->limits[i];
+    for (int i = 0; i < run->cfg.n_tests; i++) {
+        loop_limits_t l = run->cfg.limits[i];
         printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
-               run->tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
+               run->cfg.tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
     }
     if (o->emulate_ppn)
         printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);

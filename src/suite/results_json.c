@@ -11,8 +11,6 @@
 #include "infra/safe_file.h"
 #include "infra/watchdog.h"
 #include "infra/node_lists.h"
-#include "suite/congestor_run.h"
-#include "suite/study_report.h"
 
 static void iso_time(char *buf, size_t len, time_t t)
 {
@@ -25,10 +23,10 @@ static void write_config(json_writer_t *w, const run_t *run)
     const options_t *o = &run->opt;
     int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
     jw_object_begin(w, "config");
-    jw_bool(w, "official_default", run->official_default);
+    jw_bool(w, "official_default", run->cfg.official_default);
     jw_array_begin(w, "non_default");
-    char names[sizeof(run->non_default)];
-    snprintf(names, sizeof(names), "%s", run->non_default);
+    char names[sizeof(run->cfg.non_default)];
+    snprintf(names, sizeof(names), "%s", run->cfg.non_default);
     for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
         jw_string(w, NULL, tok);
     jw_array_end(w);
@@ -41,30 +39,30 @@ static void write_config(json_writer_t *w, const run_t *run)
     else
         jw_null(w, "canary_fraction");
     jw_array_begin(w, "congestors");
-    for (int i = 0; load && i < run->n_congestors; i++) {
+    for (int i = 0; load && i < run->cfg.n_congestors; i++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "id", run->congestors[i]->id);
-        jw_string(w, "name", run->congestors[i]->name);
-        jw_int(w, "weight", run->weights[i]);
+        jw_string(w, "id", run->cfg.congestors[i]->id);
+        jw_string(w, "name", run->cfg.congestors[i]->name);
+        jw_int(w, "weight", run->cfg.weights[i]);
         jw_object_end(w);
     }
     jw_array_end(w);
     if (load) {
-        jw_int(w, "congestor_measurements", run->congestor_measurements);
-        jw_int(w, "congestor_iterations", run->congestor_iterations);
+        jw_int(w, "congestor_measurements", run->cfg.congestor_measurements);
+        jw_int(w, "congestor_iterations", run->cfg.congestor_iterations);
     }
     jw_array_begin(w, "tests");
-    for (int i = 0; i < run->n_tests; i++)
-        jw_string(w, NULL, run->tests[i]->id);
+    for (int i = 0; i < run->cfg.n_tests; i++)
+        jw_string(w, NULL, run->cfg.tests[i]->id);
     jw_array_end(w);
     jw_number(w, "time_limit_s", o->time_limit);
     jw_object_begin(w, "loops");
-    for (int i = 0; i < run->n_tests; i++) {
-        jw_object_begin(w, run->tests[i]->id);
-        jw_int(w, "measurements", run->limits[i].measurements);
-        jw_int(w, "rings", run->limits[i].rings);
-        jw_int(w, "iterations", run->limits[i].iterations);
-        jw_int(w, "warmup", run->limits[i].warmup);
+    for (int i = 0; i < run->cfg.n_tests; i++) {
+        jw_object_begin(w, run->cfg.tests[i]->id);
+        jw_int(w, "measurements", run->cfg.limits[i].measurements);
+        jw_int(w, "rings", run->cfg.limits[i].rings);
+        jw_int(w, "iterations", run->cfg.limits[i].iterations);
+        jw_int(w, "warmup", run->cfg.limits[i].warmup);
         jw_object_end(w);
     }
     jw_object_end(w);
@@ -131,13 +129,13 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     node_names(w, "all_nodes", run, p->order, p->n_nodes);
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
     node_names(w, "canary_nodes", run, placement_canary_list(p), p->n_canary_nodes);
-    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->n_congestors);
+    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->cfg.n_congestors);
     /* Which nodes ran which kernel (every rank of a node runs its node's
      * kernel), in the order of the shuffled list: the first is the root. */
     jw_array_begin(w, "congestor_kernels");
-    for (int k = 0; k < run->n_congestors; k++) {
+    for (int k = 0; k < run->cfg.n_congestors; k++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->congestors[k]->id);
+        jw_string(w, "kernel", run->cfg.congestors[k]->id);
         jw_array_begin(w, "nodes");
         for (int i = 0; i < p->n_congestor_nodes; i++)
             if (p->kernel_of_node[p->order[i]] == k)
@@ -151,7 +149,7 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
      * give their upper half of ranks to the congestor (load_roles.c). */
     jw_array_begin(w, "congestor_groups");
     for (int s = 0; s < run->nodes.ppn_max; s++) {
-        for (int k = 0; k < run->n_congestors; k++) {
+        for (int k = 0; k < run->cfg.n_congestors; k++) {
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
@@ -161,7 +159,7 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
                 continue;
             jw_object_begin(w, NULL);
             jw_int(w, "slice", s);
-            jw_string(w, "kernel", run->congestors[k]->id);
+            jw_string(w, "kernel", run->cfg.congestors[k]->id);
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
@@ -336,7 +334,7 @@ static void write_document(FILE *f, const run_t *run)
     jw_array_begin(&w, "impact");
     for (int i = 0; i < run->n_impact; i++) {
         const run_impact_t *c = &run->impact[i];
-        if (strcmp(c->congestor, STUDY_ALL) != 0)
+        if (strcmp(c->congestor, IMPACT_ALL_CONGESTORS) != 0)
             continue; /* sweep cells are in impact_matrix */
         jw_object_begin(&w, NULL);
         jw_string(&w, "test", c->test_id);
@@ -349,9 +347,10 @@ static void write_document(FILE *f, const run_t *run)
         jw_object_end(&w);
     }
     jw_array_end(&w);
-    study_json(&w, run);
-    if (run->program == PROGRAM_NETWORK_CONGESTOR)
-        congestor_run_json(&w, run);
+    /* What the suite added: the load test's summaries, network_congestor's
+     * report. */
+    for (int i = 0; i < run->n_json_sections; i++)
+        run->json_sections[i].write(&w, run, run->json_sections[i].ctx);
     if (run->setup_s >= 0.0)
         jw_number(&w, "setup_s", run->setup_s);
     else

@@ -1,6 +1,7 @@
-/* Everything one run knows: options, nodes, the selected kernels, and (on
- * world rank 0) the results recorded so far, which results_json.c writes
- * out after every phase. */
+/* Everything one run knows: options, nodes, the resolved configuration
+ * (run_config.h), and on world rank 0 the record of the results so far
+ * (run_record.h), which the suites save after every phase (phase_end.h).
+ * The type only: its life is in run_lifecycle.h. */
 #ifndef GPCNET_RUN_CONTEXT_H
 #define GPCNET_RUN_CONTEXT_H
 
@@ -8,16 +9,20 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "canary/canary.h"
-#include "congestor/congestor.h"
+#include "infra/json_writer.h"
 #include "infra/net_counters.h"
 #include "infra/nodes.h"
 #include "infra/options.h"
 #include "infra/placement.h"
 #include "infra/result.h"
+#include "suite/run_config.h"
 
 #define RUN_MAX_ROWS 16
 #define RUN_MAX_REPEAT 1000
+#define RUN_MAX_JSON_SECTIONS 4
+/* Congestor set of an impact entry measured under every congestor (a
+ * --congestor-sweep cell names its one kernel instead). */
+#define IMPACT_ALL_CONGESTORS "all"
 
 typedef struct {
     char id[96];
@@ -42,7 +47,15 @@ typedef struct {
     netctr_sample_t *counters; /* load test: per node, [n_nodes]; NULL elsewhere */
 } run_phase_t;
 
+struct run;
+/* A member of the results document that a suite adds (the load test's
+ * summaries, network_congestor's report): written after "impact". */
 typedef struct {
+    void (*write)(json_writer_t *w, const struct run *run, const void *ctx);
+    const void *ctx;
+} run_json_section_t;
+
+typedef struct run {
     options_t opt;
     program_t program;
     MPI_Comm world;
@@ -51,20 +64,10 @@ typedef struct {
     double t0;
     time_t started, finished;
 
-    int n_tests;
-    const canary_kernel_t *tests[OPT_MAX_LIST];
-    loop_limits_t limits[OPT_MAX_LIST];
-
-    int n_congestors;
-    const congestor_kernel_t *congestors[OPT_MAX_LIST];
-    int weights[OPT_MAX_LIST];
-    int congestor_measurements;
-    int congestor_iterations;
+    run_config_t cfg;
 
     uint64_t seed;
     int seed_from_time;
-    int official_default;
-    char non_default[512]; /* comma-separated setting names */
     char json_path[OPT_PATH_MAX];
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
@@ -85,39 +88,14 @@ typedef struct {
     placement_t *rep_placement; /* [opt.repeat] placement of each repetition */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
-    struct congestor_run *congestor_run; /* network_congestor, rank 0 */
+    int n_json_sections;
+    run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
     /* Network counters around phases (suite/phase_counters.h). */
     MPI_Comm ctr_leaders;
     int ctr_split;
     netctr_sample_t ctr_before;
+    int ctr_counting;             /* between phase_counters_begin and the phase end */
     netctr_sample_t *ctr_pending; /* rank 0: deltas for the next phase */
 } run_t;
-
-/* MPI_Init, options (exit 2 on bad usage, 0 after --help/--version), nodes,
- * output checks. Returns only when the run should go ahead. */
-void run_init(run_t *run, program_t program, int *argc, char ***argv);
-/* Print the preamble and settings (rank 0). */
-void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra);
-/* Record a result in table id of the current repetition (rank 0);
- * returns the stored copy. */
-result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r);
-/* In the given repetition (1-based). */
-const result_t *run_find_in(const run_t *run, int repetition, const char *table_id,
-                            const char *test_id);
-/* In the current repetition. */
-const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
-/* Set-up is over (nodes, placement, communicators, windows): collective
- * over world; rank 0 notes the time since MPI_Init (simulated under SMPI),
- * the figure bench/scale.sh and the scale test follow (docs/scale.md). */
-void run_setup_done(run_t *run);
-/* Record a Congestion Impact entry (rank 0). */
-run_impact_t *run_add_impact(run_t *run);
-/* A phase finished: note its wall time and rewrite the JSON (rank 0). */
-void run_phase_done(run_t *run, const char *name, double wall_s);
-void run_finish(run_t *run);
-
-/* Result skeleton for a canary or congestor (name, unit, direction). */
-void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim);
-void result_for_congestor(result_t *r, const congestor_kernel_t *k);
 
 #endif

@@ -10,11 +10,11 @@
 #define WIDTH 80
 
 /* The columns of the matrix: each congestor alone, then all together. */
-static int n_sets(const run_t *run) { return run->n_congestors + 1; }
+static int n_sets(const run_t *run) { return run->cfg.n_congestors + 1; }
 
 static const char *set_name(const run_t *run, int s)
 {
-    return s < run->n_congestors ? run->congestors[s]->id : STUDY_ALL;
+    return s < run->cfg.n_congestors ? run->cfg.congestors[s]->id : IMPACT_ALL_CONGESTORS;
 }
 
 /* Mean over repetitions of one impact entry (NaN when never measured). */
@@ -54,11 +54,11 @@ void study_print_matrix(FILE *f, const run_t *run)
     fprintf(f, "| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Congestor", "Avg",
             "99%");
     rule(f, matrix_bar);
-    for (int t = 0; t < run->n_tests; t++) {
+    for (int t = 0; t < run->cfg.n_tests; t++) {
         for (int s = 0; s < n_sets(run); s++) {
             double avg, p99;
-            mean_impact(run, run->tests[t]->id, set_name(run, s), &avg, &p99);
-            fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->tests[t]->name,
+            mean_impact(run, run->cfg.tests[t]->id, set_name(run, s), &avg, &p99);
+            fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->cfg.tests[t]->name,
                     set_name(run, s), avg, p99);
         }
         rule(f, matrix_bar);
@@ -87,7 +87,7 @@ static void metric_values(const run_t *run, const char *test, int metric, double
             for (int i = 0; i < run->n_impact; i++) {
                 const run_impact_t *c = &run->impact[i];
                 if (c->repetition == r && strcmp(c->test_id, test) == 0 &&
-                    strcmp(c->congestor, STUDY_ALL) == 0)
+                    strcmp(c->congestor, IMPACT_ALL_CONGESTORS) == 0)
                     v = metric == M_CI_AVG ? c->avg : c->p99;
             }
         }
@@ -119,11 +119,11 @@ void study_print_repeats(FILE *f, const run_t *run)
     fprintf(f, "| %31.31s | %9.9s | %9.9s | %9.9s | %6.6s |\n", "Name", "Mean", "Min", "Max",
             "CV");
     rule(f, repeat_bar);
-    for (int t = 0; t < run->n_tests; t++) {
+    for (int t = 0; t < run->cfg.n_tests; t++) {
         char base[64], label[96];
-        short_name(run->tests[t]->name, base, sizeof(base));
+        short_name(run->cfg.tests[t]->name, base, sizeof(base));
         for (int m = 0; m < N_METRICS; m++) {
-            metric_values(run, run->tests[t]->id, m, values);
+            metric_values(run, run->cfg.tests[t]->id, m, values);
             repeat_stats_t s = repeat_stats(values, run->opt.repeat);
             snprintf(label, sizeof(label), "%s %s", base, metric_label[m]);
             fprintf(f, "| %31.31s | %9.1f | %9.1f | %9.1f | %5.1f%% |\n", label, s.mean, s.min,
@@ -141,23 +141,23 @@ static void json_matrix(json_writer_t *w, const run_t *run)
     jw_array_begin(w, "congestor_sets");
     for (int s = 0; s < n_sets(run); s++) {
         jw_array_begin(w, NULL);
-        for (int k = 0; k < run->n_congestors; k++)
-            if (s == run->n_congestors || s == k)
-                jw_string(w, NULL, run->congestors[k]->id);
+        for (int k = 0; k < run->cfg.n_congestors; k++)
+            if (s == run->cfg.n_congestors || s == k)
+                jw_string(w, NULL, run->cfg.congestors[k]->id);
         jw_array_end(w);
     }
     jw_array_end(w);
     jw_array_begin(w, "tests");
-    for (int t = 0; t < run->n_tests; t++)
-        jw_string(w, NULL, run->tests[t]->id);
+    for (int t = 0; t < run->cfg.n_tests; t++)
+        jw_string(w, NULL, run->cfg.tests[t]->id);
     jw_array_end(w);
     for (int stat = 0; stat < 2; stat++) {
         jw_array_begin(w, stat == 0 ? "avg" : "p99");
         for (int s = 0; s < n_sets(run); s++) {
             jw_array_begin(w, NULL);
-            for (int t = 0; t < run->n_tests; t++) {
+            for (int t = 0; t < run->cfg.n_tests; t++) {
                 double avg, p99;
-                mean_impact(run, run->tests[t]->id, set_name(run, s), &avg, &p99);
+                mean_impact(run, run->cfg.tests[t]->id, set_name(run, s), &avg, &p99);
                 jw_number(w, NULL, stat == 0 ? avg : p99);
             }
             jw_array_end(w);
@@ -179,14 +179,14 @@ static void json_repeats(json_writer_t *w, const run_t *run)
         jw_int(w, NULL, (long long)run->rep_seeds[r]);
     jw_array_end(w);
     jw_array_begin(w, "metrics");
-    for (int t = 0; t < run->n_tests; t++) {
+    for (int t = 0; t < run->cfg.n_tests; t++) {
         for (int m = 0; m < N_METRICS; m++) {
-            metric_values(run, run->tests[t]->id, m, values);
+            metric_values(run, run->cfg.tests[t]->id, m, values);
             repeat_stats_t s = repeat_stats(values, n);
             jw_object_begin(w, NULL);
-            jw_string(w, "test", run->tests[t]->id);
+            jw_string(w, "test", run->cfg.tests[t]->id);
             jw_string(w, "metric", metric_id[m]);
-            jw_string(w, "unit", m >= M_CI_AVG ? "x" : run->tests[t]->unit);
+            jw_string(w, "unit", m >= M_CI_AVG ? "x" : run->cfg.tests[t]->unit);
             jw_array_begin(w, "values");
             for (int r = 0; r < n; r++)
                 jw_number(w, NULL, values[r]);
@@ -201,10 +201,10 @@ static void json_repeats(json_writer_t *w, const run_t *run)
     jw_array_end(w);
     /* The run-to-run coefficient of variation of each Congestion Impact. */
     jw_object_begin(w, "cv");
-    for (int t = 0; t < run->n_tests; t++) {
-        jw_object_begin(w, run->tests[t]->id);
+    for (int t = 0; t < run->cfg.n_tests; t++) {
+        jw_object_begin(w, run->cfg.tests[t]->id);
         for (int m = M_CI_AVG; m <= M_CI_P99; m++) {
-            metric_values(run, run->tests[t]->id, m, values);
+            metric_values(run, run->cfg.tests[t]->id, m, values);
             jw_number(w, m == M_CI_AVG ? "avg" : "p99", repeat_stats(values, n).cv);
         }
         jw_object_end(w);
@@ -214,7 +214,7 @@ static void json_repeats(json_writer_t *w, const run_t *run)
     free(values);
 }
 
-void study_json(json_writer_t *w, const run_t *run)
+void study_json(json_writer_t *w, const run_t *run, const void *unused)
 {
     if (run->program != PROGRAM_NETWORK_LOAD_TEST)
         return;

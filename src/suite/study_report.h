@@ -8,14 +8,12 @@
 #include <stdio.h>
 
 #include "infra/json_writer.h"
-#include "suite/run_context.h"
-
-/* Congestor set name of an impact entry: "all", or one kernel id. */
-#define STUDY_ALL "all"
+#include "suite/run_record.h"
 
 void study_print_matrix(FILE *f, const run_t *run);
 void study_print_repeats(FILE *f, const run_t *run);
-/* JSON members "impact_matrix" and "repeats" (nothing when not asked for). */
-void study_json(json_writer_t *w, const run_t *run);
+/* JSON members "impact_matrix" and "repeats" (nothing when not asked for):
+ * the load test adds it to the results document (run_add_json_section). */
+void study_json(json_writer_t *w, const run_t *run, const void *unused);
 
 #endif

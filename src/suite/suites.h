@@ -2,11 +2,17 @@
 #ifndef GPCNET_SUITES_H
 #define GPCNET_SUITES_H
 
+#include "suite/phase_end.h"
 #include "suite/run_context.h"
+#include "suite/run_lifecycle.h"
+#include "suite/run_record.h"
 
 int network_test_main(int argc, char **argv);
 int network_load_test_main(int argc, char **argv);
 int network_congestor_main(int argc, char **argv);
+
+/* Print the preamble and settings (rank 0; preamble.c). */
+void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra);
 
 /* After a canary test: merge the accumulator over test_comm (ranks outside
  * it pass MPI_COMM_NULL and their acc is not touched), bring the result to

@@ -1,0 +1,117 @@
+#include "suite/run_lifecycle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infra/fatal.h"
+#include "infra/watchdog.h"
+#include "suite/output_checks.h"
+#include "suite/phase_counters.h"
+#include "suite/run_record.h"
+
+#define MSG_LEN 1024
+
+static const char *test_ids[OPT_MAX_LIST];
+static const char *congestor_ids[OPT_MAX_LIST];
+
+static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
+{
+    for (int i = 0; i < canary_kernel_count; i++)
+        test_ids[i] = canary_kernels[i]->id;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        congestor_ids[i] = congestor_kernels[i]->id;
+    tests->ids = test_ids;
+    tests->count = canary_kernel_count;
+    congestors->ids = congestor_ids;
+    congestors->count = congestor_kernel_count;
+}
+
+void run_init(run_t *run, program_t program, int *argc, char ***argv)
+{
+    memset(run, 0, sizeof(*run));
+    MPI_Init(argc, argv);
+    run->t0 = MPI_Wtime();
+    run->started = time(NULL);
+    run->program = program;
+    run->world = MPI_COMM_WORLD;
+    run->ctr_leaders = MPI_COMM_NULL;
+    run->status = "running";
+    run->setup_s = -1.0;
+    MPI_Comm_rank(run->world, &run->rank);
+    MPI_Comm_size(run->world, &run->size);
+
+    name_catalog_t tests, congestors;
+    catalogues(&tests, &congestors);
+    char err[MSG_LEN];
+    opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
+                                    sizeof(err));
+    if (st != OPT_RUN) {
+        static char usage[8192];
+        options_usage(program, &tests, &congestors, usage, sizeof(usage));
+        if (st == OPT_ERROR)
+            exit_all(2, "%s: %s\n\n%s", program_name(program), err, usage);
+        if (run->rank == 0) {
+            if (st == OPT_HELP)
+                fputs(usage, stdout);
+            else
+                printf("%s (GPCNeT) %s\n", program_name(program), GPCNET_VERSION);
+        }
+        exit_all(0, NULL);
+    }
+
+    int len = 0;
+    MPI_Get_library_version(run->mpi_library, &len);
+    run->mpi_library[strcspn(run->mpi_library, "\r\n")] = '\0';
+    int ver, sub;
+    MPI_Get_version(&ver, &sub);
+    snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
+
+    run_config_resolve(&run->cfg, &run->opt, program);
+    congestor_message_doubles = (int)(run->opt.congestor_bytes / (long)sizeof(double));
+    run->repetition = 1;
+
+    unsigned long long seed = run->opt.seed;
+    run->seed_from_time = !run->opt.seed_given;
+    if (run->seed_from_time) {
+        /* The reference default: rank 0's clock, so placement cannot be
+         * tuned for. */
+        seed = (unsigned long long)time(NULL);
+        MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
+    }
+    run->seed = seed;
+
+    if (nodes_discover(&run->nodes, run->world, run->opt.emulate_ppn, run->opt.emulate_nodes))
+        exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
+                 program_name(program), run->opt.emulate_nodes, run->size);
+    output_checks_run(run);
+    watchdog_start(run->rank, run->opt.deadline, run->json_path);
+}
+
+void run_setup_done(run_t *run)
+{
+    /* The slowest rank ends set-up for everyone: one barrier, O(log N). */
+    MPI_Barrier(run->world);
+    if (run->rank == 0)
+        run->setup_s = MPI_Wtime() - run->t0;
+}
+
+void run_finish(run_t *run, int exit_status)
+{
+    phase_counters_free(run);
+    run_record_free(run);
+    if (run->rep_placement) {
+        for (int i = 0; i < run->opt.repeat; i++)
+            if (run->rep_placement[i].order)
+                placement_free(&run->rep_placement[i]);
+        free(run->rep_placement);
+    }
+    free(run->rep_seeds);
+    if (run->have_placement)
+        placement_free(&run->placement);
+    nodes_free(&run->nodes);
+    fflush(stdout);
+    MPI_Finalize();
+    if (exit_status)
+        exit(exit_status);
+}
