@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 from typing import Optional
 
-import matplotlib
 import numpy as np
 from matplotlib import ticker
 from matplotlib.colors import LogNorm
@@ -196,28 +195,21 @@ def impact_matrix_figure(doc: dict) -> Figure:
     return fig
 
 
-def to_svg(fig: Figure, salt: str) -> str:
-    """SVG markup to inline in HTML.
-
-    `salt` makes the ids matplotlib generates (clip paths) unique per figure
-    and stable between runs; several figures share one HTML document.
-    """
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": salt}):
-        fig.savefig(buf, format="svg", metadata={"Date": None})
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
 FORMATS = ("png", "svg", "pdf")
 
 
-def save(fig: Figure, path: str) -> None:
+def file_format(path: str) -> str:
+    """The figure format a file name asks for, refused unless drawable."""
     fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if fmt not in FORMATS:
         raise GpcnetError(f"{path}: unsupported figure format {fmt!r}; use .png, .svg or .pdf")
+    return fmt
+
+
+def render(fig: Figure, fmt: str) -> bytes:
+    """The figure as the bytes of a PNG, SVG or PDF file (no dates: the
+    same document gives the same file)."""
     metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
-    try:
-        fig.savefig(path, format=fmt, dpi=150, metadata=metadata)
-    except OSError as e:
-        raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=150, metadata=metadata)
+    return buf.getvalue()

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from gpcnet.impact import congestion_impact
+
 METRICS = ("lat", "bw", "allreduce")  # RR Two-sided Lat, RR Two-sided BW+Sync, Multiple Allreduce
 LOWER_IS_BETTER = {"lat": True, "bw": False, "allreduce": True}
 
@@ -29,9 +31,8 @@ class Published:
 
     def ci(self, metric: str, stat: str) -> float:
         """Congestion Impact as the paper defines it (always >= 1 means harm)."""
-        iso = self.values[("iso", stat, metric)]
-        load = self.values[("load", stat, metric)]
-        return load / iso if LOWER_IS_BETTER[metric] else iso / load
+        return congestion_impact(self.values[("iso", stat, metric)], self.values[("load", stat, metric)],
+                                 LOWER_IS_BETTER[metric])
 
 
 @lru_cache(maxsize=None)

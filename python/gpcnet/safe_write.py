@@ -56,6 +56,14 @@ def _parent(path: Path) -> Path:
     return parent
 
 
+def prepare(path, *, force: bool = False) -> None:
+    """Check early, before seconds of work, that ``path`` can be written:
+    its directory exists (made if missing) and the name may be taken."""
+    path = Path(path)
+    _parent(path)
+    _check_target(path, force)
+
+
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)

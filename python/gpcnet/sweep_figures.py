@@ -1,6 +1,7 @@
-"""Figures of the congestion studies in one job: the congestor sweep
-(network_load_test --congestor-sweep, the paper's Figures 4 and 5) and the
-run-to-run spread of --repeat.
+"""Figures of network_load_test's own studies in one job: the congestor
+sweep (--congestor-sweep, the paper's Figures 4 and 5) and the run-to-run
+spread of --repeat. (The application studies of `gpcnet study` draw theirs
+in report/study.py.)
 
 Kept apart from figures.py, which draws what every single run has.
 """
@@ -15,19 +16,12 @@ from matplotlib.figure import Figure
 from gpcnet import catalog, results
 from gpcnet.errors import GpcnetError
 from gpcnet.figures import decades, histogram_grid, readable_log_ticks
+from gpcnet.impact import congestion_impact, lower_is_better
 
 # Isolated and all-together keep the colours of the single-run figures;
 # each congestor alone gets one of these, in sweep order.
 _ALONE_COLORS = ("tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
                  "tab:cyan", "tab:gray")
-
-
-def congestion_impact(iso: Optional[float], loaded: Optional[float], better: str) -> Optional[float]:
-    """CI as the suite defines it: loaded / isolated when lower is better
-    (latency), isolated / loaded when higher is better (bandwidth)."""
-    if iso is None or loaded is None or iso <= 0 or loaded <= 0:
-        return None
-    return loaded / iso if better == "lower" else iso / loaded
 
 
 def sweep_rows(doc: dict, repetition: int = results.FIRST) -> list:
@@ -57,7 +51,7 @@ def sweep_figure(doc: dict, tests: Optional[list] = None, repetition: int = resu
         loaded = results.row(doc, table_id, test, repetition)
         if not iso or not loaded:
             return ""
-        ci = [congestion_impact(iso[s], loaded[s], loaded["better"]) for s in ("avg", "p99")]
+        ci = [congestion_impact(iso[s], loaded[s], lower_is_better(loaded["better"])) for s in ("avg", "p99")]
         shown = ["–" if v is None else f"{v:.2f}" for v in ci]
         return f"\nCI {shown[0]} Avg, {shown[1]} 99%"
 

@@ -79,7 +79,7 @@ def test_network_test_end_to_end(tmp_path):
 def test_sweep_and_repeat_end_to_end(tmp_path):
     """The current binary's --congestor-sweep --repeat document through the
     figures gpcnet draws of it (the stored fixture may be older)."""
-    from gpcnet import results, study_figures
+    from gpcnet import results, sweep_figures
     (tmp_path / "out").mkdir()
     _run(_binary("network_load_test"), 10,
          ["--emulate-nodes", "1", "--time-limit", "0.1", "--measurements", "2", "--rings", "2",
@@ -90,8 +90,8 @@ def test_sweep_and_repeat_end_to_end(tmp_path):
     doc = load(tmp_path / "out" / "run.json")
     assert results.repetitions(doc) == [1, 2] and results.sweep_kernels(doc) == ["a2a", "rma_bcast"]
     assert results.canary_tests(doc) == ["rr_two_sided_lat", "rr_two_sided_bw_sync"]
-    assert len(study_figures.sweep_figure(doc).axes) == 4 * len(results.canary_tests(doc))
-    assert len(study_figures.repeats_figure(doc).axes) == 3 * len(results.canary_tests(doc))
+    assert len(sweep_figures.sweep_figure(doc).axes) == 4 * len(results.canary_tests(doc))
+    assert len(sweep_figures.repeats_figure(doc).axes) == 3 * len(results.canary_tests(doc))
     html = tmp_path / "report.html"
     assert main(["report", str(tmp_path / "out" / "run.json"), "-o", str(html)]) == 0
     text = html.read_text()

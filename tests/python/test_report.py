@@ -1,6 +1,7 @@
 """gpcnet report: one self-contained HTML file with the sections each kind
 of document supports."""
 
+import os
 import re
 from html.parser import HTMLParser
 
@@ -123,6 +124,36 @@ def test_report_errors(cli, tmp_path, args, expected):
     assert code == 2 and expected in err and err.count("\n") == 1
 
 
-def test_report_unwritable_output(cli, tmp_path):
-    code, _, err = cli("report", fixture("network_run.json"), "-o", tmp_path / "no" / "dir" / "r.html")
-    assert code == 2 and "cannot write" in err
+def test_report_creates_missing_output_directories(cli, tmp_path):
+    out = tmp_path / "no" / "dir" / "r.html"
+    code, stdout, err = cli("report", fixture("network_run.json"), "-o", out)
+    assert code == 0 and stdout == f"wrote {out}\n" and out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_unwritable_output_names_the_cause(cli, tmp_path):
+    (tmp_path / "file").write_text("")
+    code, _, err = cli("report", fixture("network_run.json"), "-o", tmp_path / "file" / "dir" / "r.html")
+    assert code == 2 and err.count("\n") == 1 and "Not a directory" in err and str(tmp_path / "file") in err
+
+
+def test_report_does_not_replace_a_file_without_force(cli, tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("keep")
+    code, _, err = cli("report", fixture("network_run.json"), "-o", out)
+    assert code == 2 and "already exists; use --force" in err and out.read_text() == "keep"
+    code, _, err = cli("report", fixture("network_run.json"), "-o", out, "--force")
+    assert code == 0 and out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_never_writes_through_a_planted_link(cli, tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / "r.html").symlink_to(victim)
+    for force in ([], ["--force"]):
+        code, _, err = cli("report", fixture("network_run.json"), "-o", tmp_path / "r.html", *force)
+        assert code == 2 and "symbolic link" in err and victim.read_text() == "keep"
+
+
+def test_report_to_a_device_writes_into_it(cli):
+    code, stdout, _ = cli("report", fixture("network_run.json"), "-o", os.devnull)
+    assert code == 0 and stdout == f"wrote {os.devnull}\n"

@@ -16,8 +16,9 @@ from matplotlib.collections import PathCollection
 from matplotlib.patches import StepPatch
 
 from conftest import REAL, fixture, read
-from gpcnet import results, study_figures
+from gpcnet import results, sweep_figures
 from gpcnet.errors import GpcnetError
+from gpcnet.impact import congestion_impact, lower_is_better
 from gpcnet.load import load
 
 SOURCE = REAL / "network_load_test_sweep_repeat.json"
@@ -106,9 +107,9 @@ def test_impact_matrix_is_the_mean_ci_of_each_cell(doc):
         table_id = f"loaded_by:{kernels[0]}" if len(kernels) == 1 else "loaded"
         for j, test in enumerate(TESTS):
             for stat in ("avg", "p99"):
-                per_rep = [study_figures.congestion_impact(results.row(doc, "isolated", test, r)[stat],
-                                                           results.row(doc, table_id, test, r)[stat],
-                                                           results.row(doc, table_id, test, r)["better"])
+                per_rep = [congestion_impact(results.row(doc, "isolated", test, r)[stat],
+                                             results.row(doc, table_id, test, r)[stat],
+                                             lower_is_better(results.row(doc, table_id, test, r)["better"]))
                            for r in (1, 2)]
                 assert m[stat][i][j] == pytest.approx(np.mean(per_rep), rel=1e-9), (kernels, test, stat)
 
@@ -119,8 +120,8 @@ def _legend_title(ax):
 
 
 def test_sweep_figure_layout_and_content(doc):
-    fig = study_figures.sweep_figure(doc)
-    rows = study_figures.sweep_rows(doc)
+    fig = sweep_figures.sweep_figure(doc)
+    rows = sweep_figures.sweep_rows(doc)
     assert [r[0] for r in rows] == ["isolated"] + [f"loaded_by:{k}" for k in KERNELS] + ["loaded"]
     axes = np.array(fig.axes).reshape(len(rows), len(TESTS))
     for col, test in enumerate(TESTS):
@@ -147,18 +148,18 @@ def test_sweep_figure_layout_and_content(doc):
 
 
 def test_sweep_figure_of_repetition_2_draws_repetition_2(doc):
-    fig = study_figures.sweep_figure(doc, [TESTS[0]], repetition=2)
+    fig = sweep_figures.sweep_figure(doc, [TESTS[0]], repetition=2)
     assert len(fig.axes) == 2 + len(KERNELS)
     assert f"{results.row(doc, 'loaded', TESTS[0], 2)['avg']:.4g}" in \
         " ".join(t.get_text() for t in fig.axes[-1].get_legend().get_texts())
 
 
 def test_repeats_figure_has_every_repetition_and_cv(doc):
-    fig = study_figures.repeats_figure(doc)
+    fig = sweep_figures.repeats_figure(doc)
     axes = np.array(fig.axes).reshape(len(TESTS), 3)
     by_key = {(m["test"], m["metric"]): m for m in doc["repeats"]["metrics"]}
     for row_i, test in enumerate(TESTS):
-        for col, (_, metrics) in enumerate(study_figures._REPEAT_PANELS):
+        for col, (_, metrics) in enumerate(sweep_figures._REPEAT_PANELS):
             ax = axes[row_i, col]
             dots = [c for c in ax.collections if isinstance(c, PathCollection)]
             plotted = sorted(y for c in dots for y in c.get_offsets()[:, 1])
@@ -172,9 +173,9 @@ def test_repeats_figure_has_every_repetition_and_cv(doc):
 
 def test_figures_refuse_documents_without_the_study():
     with pytest.raises(GpcnetError, match="no congestor sweep"):
-        study_figures.sweep_figure(read("load_run.json"))
+        sweep_figures.sweep_figure(read("load_run.json"))
     with pytest.raises(GpcnetError, match="no per-repetition values"):
-        study_figures.repeats_figure(read("load_verbose_matrix.json"))
+        sweep_figures.repeats_figure(read("load_verbose_matrix.json"))
 
 
 def test_report_of_sweep_and_repeat(reports, doc):

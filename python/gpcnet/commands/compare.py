@@ -1,0 +1,34 @@
+"""`gpcnet compare BASELINE.json RUN.json ...`: side by side, optionally a gate."""
+
+from __future__ import annotations
+
+import sys
+
+from gpcnet.commands.common import EXIT_OK, EXIT_REGRESSION, add_repetition, labels, load_all
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compare", help="compare runs side by side; optionally fail on regressions",
+                       description="Show every canary value and Congestion Impact of each run side by side, "
+                                   "with the ratio to the first run (the baseline). Runs are labelled by "
+                                   "file name; runs whose file names repeat by the shortest part of their "
+                                   "paths that tells them apart (o1/x.json, o2/x.json: o1, o2).")
+    p.add_argument("runs", nargs="+", metavar="RUN.json", help="baseline first, then the runs to compare")
+    p.add_argument("--fail-if-worse", type=float, metavar="PCT",
+                   help="exit 1 if any metric is more than PCT percent worse than the baseline "
+                        "(latency up, bandwidth down, CI up), listing them")
+    add_repetition(p, "compare the values of")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from gpcnet.compare import compare
+    text, regressions = compare(load_all(args.runs), args.fail_if_worse, args.repetition)
+    sys.stdout.write(text)
+    if regressions:
+        print()
+        print("\n".join(regressions))
+        return EXIT_REGRESSION
+    if args.fail_if_worse is not None:
+        print(f"\nno metric is more than {args.fail_if_worse:g}% worse than {labels(args.runs)[0]}")
+    return EXIT_OK

@@ -1,0 +1,48 @@
+"""`gpcnet parse OUTPUT.txt`: text output to a results JSON document."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from gpcnet.commands.common import EXIT_OK, add_force, write_output
+from gpcnet.errors import GpcnetError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("parse", help="turn text output into a results JSON document",
+                       description="Read the text output of network_test / network_load_test (ours or the "
+                                   "reference v1.3, default or verbose) and write the results JSON "
+                                   "(source \"text\", no histograms, null where the text has no value).")
+    p.add_argument("text", metavar="OUTPUT.txt", help="text output file, or - for stdin")
+    p.add_argument("-o", "--output", metavar="RUN.json", help="JSON file to write (default: stdout)")
+    add_force(p)
+    p.set_defaults(func=run)
+
+
+def _read(path: str) -> tuple:
+    if path == "-":
+        return "<stdin>", sys.stdin.read()
+    try:
+        return path, Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise GpcnetError(f"{path}: no such file") from None
+    except OSError as e:
+        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def run(args) -> int:
+    from gpcnet.load import validate
+    from gpcnet.parse_text import parse_text
+    where, text = _read(args.text)
+    doc = parse_text(text, where)
+    # Whatever parse writes must load again; a failure here is our bug,
+    # reported against the input that triggered it.
+    validate(doc, f"{where} (parsed)")
+    out = json.dumps(doc, indent=2) + "\n"
+    if args.output and args.output != "-":
+        write_output(args.output, out, args.force)
+    else:
+        sys.stdout.write(out)
+    return EXIT_OK

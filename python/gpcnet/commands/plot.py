@@ -1,0 +1,80 @@
+"""`gpcnet plot RUN.json --kind ... -o FILE`: one figure to PNG, SVG or PDF."""
+
+from __future__ import annotations
+
+import sys
+
+from gpcnet.commands.common import EXIT_OK, add_force, add_repetition, preflight, write_output
+from gpcnet.errors import GpcnetError
+
+KINDS = ("hist", "ci", "sweep", "matrix", "repeats")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("plot", help="draw one figure to PNG, SVG or PDF",
+                       description="hist: per-test histograms isolated vs loaded (paper Figures 1-3); "
+                                   "ci: Congestion Impact beside the published systems (Figure 11); "
+                                   "sweep: histograms isolated, under each congestor alone and under all "
+                                   "(--congestor-sweep; paper Figures 4-5); "
+                                   "matrix: the congestor impact matrix (--congestor-sweep); "
+                                   "repeats: spread of every value across the repetitions (--repeat).")
+    p.add_argument("run", metavar="RUN.json")
+    p.add_argument("--kind", choices=list(KINDS), required=True)
+    p.add_argument("--test", action="append", metavar="ID",
+                   help="hist, sweep: only this test id (repeatable), e.g. rr_two_sided_lat")
+    add_repetition(p, "hist, ci, sweep: draw")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="output file; the format follows the extension (.png, .svg, .pdf)")
+    add_force(p)
+    p.set_defaults(func=run)
+
+
+def _check_tests(args, doc: dict) -> None:
+    from gpcnet import results
+    if not results.has_histograms(doc):
+        raise GpcnetError(f"{args.run}: no histograms to plot"
+                          + (" (parsed from text output)" if doc["source"] == "text" else ""))
+    known = results.canary_tests(doc, args.repetition)
+    for test in args.test or []:
+        if test not in known:
+            raise GpcnetError(f"{args.run}: no test {test!r}; it has {', '.join(known)}")
+
+
+def _figure(args, doc: dict):
+    from gpcnet import figures, results, sweep_figures
+    if args.kind == "hist":
+        return figures.histogram_figure(doc, args.test or None, args.repetition)
+    if args.kind == "sweep":
+        if not results.sweep_kernels(doc, args.repetition):
+            raise GpcnetError(f"{args.run}: no congestor sweep to plot (run network_load_test --congestor-sweep)")
+        return sweep_figures.sweep_figure(doc, args.test or None, args.repetition)
+    if args.kind == "ci":
+        if not results.impacts(doc, args.repetition):
+            raise GpcnetError(f"{args.run}: no Congestion Impact to plot ({doc['program']} run)")
+        return figures.ci_figure(doc, args.repetition)
+    if args.kind == "repeats":
+        if not (doc.get("repeats") or {}).get("metrics"):
+            raise GpcnetError(f"{args.run}: no per-repetition values to plot (run network_load_test --repeat N)")
+        return sweep_figures.repeats_figure(doc)
+    if not doc.get("impact_matrix"):
+        raise GpcnetError(f"{args.run}: no impact_matrix to plot")
+    return figures.impact_matrix_figure(doc)
+
+
+def run(args) -> int:
+    from gpcnet import figures, results
+    from gpcnet.load import load
+    doc = load(args.run)
+    fmt = figures.file_format(args.output)
+    if args.kind in ("hist", "ci", "sweep"):
+        results.check_repetition(doc, args.repetition, args.run)
+    if args.kind in ("hist", "sweep"):
+        _check_tests(args, doc)
+    preflight(args.output, args.force)
+    fig = _figure(args, doc)
+    note = results.repetition_note(args.run, doc, args.repetition)
+    if note and args.kind in ("hist", "ci", "sweep"):
+        print(note, file=sys.stderr)
+    write_output(args.output, figures.render(fig, fmt), args.force)
+    print(f"wrote {args.output}")
+    return EXIT_OK
