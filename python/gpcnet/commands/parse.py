@@ -21,15 +21,27 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+# Text output is kilobytes (a few MB for thousands of ranks, verbose); a
+# larger input, or an endless one such as /dev/zero, cannot be ours.
+MAX_TEXT_BYTES = 64 * 2**20
+
+
 def _read(path: str) -> tuple:
-    if path == "-":
-        return "<stdin>", sys.stdin.read()
     try:
-        return path, Path(path).read_text(encoding="utf-8", errors="replace")
+        if path == "-":
+            where, data = "<stdin>", sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                where, data = path, f.read(MAX_TEXT_BYTES + 1)
     except FileNotFoundError:
         raise GpcnetError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise GpcnetError(f"{path}: is a directory, not a text output file") from None
     except OSError as e:
         raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise GpcnetError(f"{where}: larger than {MAX_TEXT_BYTES // 2**20} MiB, so not GPCNeT text output")
+    return where, data.decode("utf-8", errors="replace")
 
 
 def run(args) -> int:

@@ -1,0 +1,122 @@
+"""Scanning the text: the header, the preamble lines before the first
+table, and every bordered table as a block of cell lists."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gpcnet.errors import GpcnetError
+from gpcnet.parse_text import settings
+
+# Each pattern is anchored at the start of the line and has no two
+# quantifiers that can share a run of characters, so a match attempt is
+# linear in the line.
+_HEADER = re.compile(r"[ \t]*(NetworkLoad|Network) Tests v(\S+)")
+_RANKS = re.compile(r"\s+Test with (\d+) MPI ranks \((\d+) nodes\)")
+_CANARY_NODES = re.compile(r"\s+(\d+) nodes running Network Tests")
+_CONGESTOR_NODES = re.compile(r"\s+(\d+) nodes running Congestion Tests(?: \(min (\d+) nodes per congestor\))?")
+_SETTINGS_HEADING = re.compile(r"\s+Settings\b")
+_OUTER_BAR = re.compile(r"\+-{20,}\+")
+
+
+@dataclass
+class Block:
+    """One bordered table: its title and the cell lists of its `|` lines."""
+    title: str
+    first_line: int  # 1-based, for messages
+    lines: list = field(default_factory=list)  # (line number, [cells])
+
+
+class Scanner:
+    def __init__(self, text: str, where: str):
+        self.where = where
+        self.lines = text.splitlines()
+        self.header: Optional[tuple] = None
+        self.ranks = self.nodes = self.canary_nodes = self.congestor_nodes = None
+        self.min_per_congestor = None
+        self.settings: dict = {}
+        self.settings_heading: Optional[str] = None
+        self.blocks: list = []
+        self.truncated = False
+        self._in_settings = False
+
+    def fail(self, lineno: int, problem: str):
+        raise GpcnetError(f"{self.where}:{lineno}: {problem}")
+
+    def scan(self) -> "Scanner":
+        i = 0
+        n = len(self.lines)
+        while i < n:
+            line = self.lines[i].rstrip()
+            if self.header is None:
+                m = _HEADER.match(line)
+                if m and not line[m.end():].strip():
+                    self.header = (m.group(1), m.group(2))
+            elif _OUTER_BAR.fullmatch(line) and i + 1 < n and self.lines[i + 1].rstrip().startswith("|"):
+                i = self._read_block(i)
+                continue
+            elif not self.blocks:
+                self._preamble_line(line)
+            i += 1
+        if self.header is None:
+            raise GpcnetError(f"{self.where}: not GPCNeT text output (no 'Network Tests vX' or "
+                              "'NetworkLoad Tests vX' line)")
+        return self
+
+    def _preamble_line(self, line: str):
+        m = _RANKS.match(line)
+        if m:
+            self.ranks, self.nodes = int(m.group(1)), int(m.group(2))
+            return
+        m = _CANARY_NODES.match(line)
+        if m:
+            self.canary_nodes = int(m.group(1))
+            return
+        m = _CONGESTOR_NODES.match(line)
+        if m:
+            self.congestor_nodes = int(m.group(1))
+            if m.group(2) is not None:
+                self.min_per_congestor = int(m.group(2))
+            return
+        if _SETTINGS_HEADING.match(line):
+            # e.g. "  Settings (official default configuration: no; differs: seed)"
+            self._in_settings = True
+            self.settings_heading = line.strip()
+            return
+        if not line.strip() or line.strip() == "Legend":
+            self._in_settings = False
+            return
+        if self._in_settings:
+            # Ours prints its settings as indented `key = value`; the legend
+            # uses `=` too, hence the section tracking.
+            self.settings.update(settings.setting_line(line))
+
+    def _read_block(self, start: int) -> int:
+        """Collect a bordered table starting at its top bar; return the index after it."""
+        title_line = self.lines[start + 1].rstrip()
+        block = Block(title_line.strip("|").strip(), start + 1)
+        i = start + 2
+        while i < len(self.lines):
+            line = self.lines[i].rstrip()
+            if line.startswith("+"):
+                pass
+            elif line.startswith("|"):
+                if not line.endswith("|") or line.count("|") < 3:
+                    self._malformed(i, line)
+                    break
+                block.lines.append((i + 1, [c.strip() for c in line.split("|")[1:-1]]))
+            else:
+                break
+            i += 1
+        self.blocks.append(block)
+        return i
+
+    def _malformed(self, index: int, line: str):
+        # A run killed while printing leaves a partial last line; anything
+        # else malformed inside a table is an error worth reporting.
+        if all(not rest.strip() for rest in self.lines[index + 1:]):
+            self.truncated = True
+            return
+        self.fail(index + 1, f"malformed table line: {line.strip()[:60]!r}")
