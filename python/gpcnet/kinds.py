@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from gpcnet.study.document import KIND as STUDY_KIND  # the "kind" field of a study JSON
+
 STUDY = "study"
 RESULTS = "results"
-STUDY_KIND = "gpcnet_study"  # the "kind" field of a study JSON
 
 
 def kind_of(doc) -> Optional[str]:
@@ -35,8 +36,8 @@ def read(path) -> tuple:
     from gpcnet import load
     doc = load.read_json(path, "results JSON")
     if kind_of(doc) == STUDY:
-        from gpcnet.study import document
-        document.validate(doc, str(Path(path)))
+        from gpcnet.study.document import validate
+        validate(doc, str(Path(path)))
         return STUDY, doc
     load.check(doc, str(Path(path)))
     return RESULTS, doc
