@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # The whole test suite: C unit tests (ctest), MPI integration tests on
 # emulated nodes (Open MPI), the gpcnet Python tool's tests (with a real
-# headless browser), then scripts/test-reliability.sh: the integration tests
-# and the fault catalogue under MPICH and on the ASan+UBSan Open MPI build,
-# SimGrid, valgrind and a short fuzz run. About 9 minutes on 2 cores.
-# Installs what is missing first. Ends with one line "N passed, M failed".
+# headless browser), the testbed, packaging, studies, every runnable example
+# of README.md and docs/ as written (tests/docs), then
+# scripts/test-reliability.sh: the integration tests and the fault catalogue
+# under MPICH and on the ASan+UBSan Open MPI build, SimGrid, valgrind and a
+# short fuzz run.
+# Installs what is missing first (Debian packages through apt-get, with sudo
+# when not root; Python packages with pip): a compiler, CMake, Open MPI, the
+# gpcnet tool with pytest, pytest-timeout and ReFrame, headless Chromium,
+# iproute2, pyroute2, Slurm and munge, LAMMPS and HPCC, MPICH, SimGrid,
+# clang and valgrind.
+# Time: about 14 minutes on a quiet 2-core machine and 24 minutes on a loaded
+# one, as last measured (before the docs stage, which took 2.5 minutes).
+# Ends with one line "N passed, M failed".
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -55,6 +64,7 @@ run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
 run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
 run_stage "packaging: Spack and ReFrame" python3 -m pytest -q tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
+run_stage "docs: every runnable example as written" python3 -m pytest -q tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi
