@@ -33,12 +33,11 @@ def _read(path: str) -> tuple:
         else:
             with open(path, "rb") as f:
                 where, data = path, f.read(MAX_TEXT_BYTES + 1)
-    except FileNotFoundError:
-        raise GpcnetError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise GpcnetError(f"{path}: is a directory, not a text output file") from None
     except OSError as e:
-        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
+        why = ("no such file" if isinstance(e, FileNotFoundError) else
+               "is a directory, not a text output file" if isinstance(e, IsADirectoryError) else
+               f"cannot read: {e.strerror}")
+        raise GpcnetError(f"{path}: {why}") from None
     if len(data) > MAX_TEXT_BYTES:
         raise GpcnetError(f"{where}: larger than {MAX_TEXT_BYTES // 2**20} MiB, so not GPCNeT text output")
     return where, data.decode("utf-8", errors="replace")
