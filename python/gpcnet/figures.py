@@ -213,3 +213,10 @@ def render(fig: Figure, fmt: str) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=150, metadata=metadata)
     return buf.getvalue()
+
+
+def save(fig: Figure, path: str, *, force: bool = False) -> None:
+    """Write the figure to ``path`` in the format its extension names,
+    through safe_write (no link followed, no file replaced without force)."""
+    from gpcnet import safe_write
+    safe_write.write_bytes(path, render(fig, file_format(path)), force=force)
