@@ -1,4 +1,4 @@
-#include "infra/options.h"
+#include "suite/options.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "suite/option_table.h"
 
 const char *program_name(program_t program)
 {
@@ -19,22 +21,6 @@ const char *program_name(program_t program)
     }
 }
 
-void options_defaults(options_t *o, program_t program)
-{
-    memset(o, 0, sizeof(*o));
-    o->program = program;
-    o->ring_seed = 1000;
-    o->canary_fraction = 0.2;
-    o->time_limit = 10.0;
-    o->measurements = o->rings = o->iterations = o->warmup = -1;
-    o->congestor_measurements = o->congestor_iterations = -1;
-    o->nics_per_node = 1;
-    o->repeat = 1;
-    o->congestor_bytes = 4096;
-    o->report_interval = 5.0;
-    strcpy(o->output_dir, ".");
-}
-
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -44,31 +30,13 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static int parse_long(const char *opt, const char *s, long lo, long hi, long *out,
-                      char *err, size_t errlen)
+/* A whole decimal number that fits a long: 0, else -1. */
+static int whole_number(const char *s, long *out)
 {
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return fail(err, errlen, "%s: expected a whole number from %ld to %ld, got '%s'",
-                    opt, lo, hi, s);
-    *out = v;
-    return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double lo, double hi, int open_lo,
-                        double *out, char *err, size_t errlen)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v > hi ||
-        (open_lo ? v <= lo : v < lo))
-        return fail(err, errlen, "%s: expected a number %s %g and <= %g, got '%s'", opt,
-                    open_lo ? ">" : ">=", lo, hi, s);
-    *out = v;
-    return 0;
+    *out = strtol(s, &end, 10);
+    return *s == '\0' || *end != '\0' || errno == ERANGE ? -1 : 0;
 }
 
 static int catalog_find(const name_catalog_t *cat, const char *name, size_t len)
@@ -135,8 +103,9 @@ static int parse_list(const char *opt, const char *s, const name_catalog_t *cat,
                 return fail(err, errlen, "%s: bad weight in '%.*s'", opt, (int)toklen, p);
             memcpy(wbuf, colon + 1, wl);
             wbuf[wl] = '\0';
-            if (parse_long(opt, wbuf, 1, 64, &w, err, errlen))
-                return -1;
+            if (whole_number(wbuf, &w) || w < 1 || w > 64)
+                return fail(err, errlen, "%s: expected a whole number from 1 to 64, got '%s'",
+                            opt, wbuf);
         }
         if (*n >= OPT_MAX_LIST)
             return fail(err, errlen, "%s: too many names", opt);
@@ -165,171 +134,149 @@ static int set_path(const char *opt, const char *s, char *dst, char *err, size_t
     return 0;
 }
 
-/* Which programs take an option. */
-enum { NT = 1, LT = 2, NC = 4, ANY = NT | LT | NC, MEASURING = NT | LT };
 
-typedef struct {
-    const char *name;
-    int takes_value;
-    int scope;
-} opt_spec_t;
-
-static const opt_spec_t specs[] = {
-    {"--help", 0, ANY},          {"-h", 0, ANY},
-    {"--version", 0, ANY},       {"--verbose", 0, MEASURING},
-    {"-v", 0, MEASURING},        {"--quiet", 0, ANY},
-    {"-q", 0, ANY},              {"--force", 0, ANY},
-    {"--seed", 1, LT | NC},      {"--ring-seed", 1, MEASURING},
-    {"--canary-fraction", 1, LT},
-    {"--congestors", 1, LT | NC},
-    {"--tests", 1, MEASURING},   {"--time-limit", 1, MEASURING},
-    {"--measurements", 1, MEASURING}, {"--rings", 1, MEASURING},
-    {"--iterations", 1, MEASURING},   {"--warmup", 1, MEASURING},
-    {"--congestor-measurements", 1, LT},
-    {"--congestor-iterations", 1, LT | NC},
-    {"--nics-per-node", 1, MEASURING}, {"--emulate-nodes", 1, ANY},
-    {"--emulate-node-count", 1, ANY},
-    {"--json", 1, ANY},          {"--output-dir", 1, ANY},
-    {"--deadline", 1, ANY},
-    {"--congestor-sweep", 0, LT}, {"--repeat", 1, LT},
-    {"--converge", 1, MEASURING}, {"--congestor-bytes", 1, LT | NC},
-    {"--placement", 1, LT},
-    {"--duration", 1, NC},       {"--report-interval", 1, NC},
-    {"--start-file", 1, NC},     {"--stop-file", 1, NC},
-    {"--flows", 1, NC},
-};
-
-static int scope_of(program_t program)
+/* "a number > 0 and <= 86400", "a multiple of 8 from 8 to 67108864 (...)". */
+static void expectation(const opt_row_t *r, char *buf, size_t len)
 {
-    return program == PROGRAM_NETWORK_TEST ? NT : program == PROGRAM_NETWORK_LOAD_TEST ? LT : NC;
+    if (r->type == OT_DOUBLE) {
+        snprintf(buf, len, "%s %s %g and %s %g%s", r->what ? r->what : "a number",
+                 r->lo_open ? ">" : ">=", r->lo, r->hi_open ? "<" : "<=", r->hi,
+                 r->note ? r->note : "");
+    } else if (r->type == OT_CHOICE) {
+        buf[0] = '\0';
+        for (int i = 0; r->choices[i]; i++)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s'%s'",
+                     i == 0 ? "" : r->choices[i + 1] ? ", " : " or ", r->choices[i]);
+    } else {
+        char what[64] = "a whole number";
+        if (r->multiple > 1)
+            snprintf(what, sizeof(what), "a multiple of %ld", r->multiple);
+        snprintf(buf, len, "%s from %ld to %ld%s", what, (long)r->lo, (long)r->hi,
+                 r->note ? r->note : "");
+    }
+}
+
+static int bad_value(const opt_row_t *r, const char *opt, const char *val, char *err,
+                     size_t errlen)
+{
+    char expect[256];
+    expectation(r, expect, sizeof(expect));
+    return fail(err, errlen, "%s: expected %s, got '%s'", opt, expect, val);
+}
+
+static int in_limits(const opt_row_t *r, double v)
+{
+    return (r->lo_open ? v > r->lo : v >= r->lo) && (r->hi_open ? v < r->hi : v <= r->hi);
+}
+
+/* Validate val for row r and store it in o. */
+static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *val,
+                 const name_catalog_t *tests, const name_catalog_t *congestors, char *err,
+                 size_t errlen)
+{
+    void *f = option_field(o, r);
+    int *given = r->given != OPT_NO_FIELD ? (int *)((char *)o + r->given) : NULL;
+    long l = 0;
+    double d = 0.0;
+    char *end;
+    switch (r->type) {
+    case OT_FLAG:
+        *(int *)f = 1;
+        return 0;
+    case OT_PATH:
+        return set_path(opt, val, (char *)f, err, errlen);
+    case OT_TESTS:
+        return parse_list(opt, val, tests, o->tests, NULL, &o->n_tests, err, errlen);
+    case OT_CONGESTORS:
+        return parse_list(opt, val, congestors, o->congestors, o->congestor_weights,
+                          &o->n_congestors, err, errlen);
+    case OT_CHOICE:
+        for (int i = 0; r->choices[i]; i++)
+            if (strcmp(val, r->choices[i]) == 0) {
+                *(int *)f = i;
+                return 0;
+            }
+        return bad_value(r, opt, val, err, errlen);
+    case OT_DOUBLE:
+        errno = 0;
+        d = strtod(val, &end);
+        if (*val == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) || !in_limits(r, d))
+            return bad_value(r, opt, val, err, errlen);
+        *(double *)f = d;
+        break;
+    default:
+        if (r->keyword && strcmp(val, r->keyword) == 0) {
+            *given = 0; /* the default (--seed time) */
+            return 0;
+        }
+        if (whole_number(val, &l) || !in_limits(r, (double)l) ||
+            (r->multiple > 1 && l % r->multiple != 0))
+            return bad_value(r, opt, val, err, errlen);
+        if (r->type == OT_INT)
+            *(int *)f = (int)l;
+        else if (r->type == OT_U64)
+            *(uint64_t *)f = (uint64_t)l;
+        else
+            *(long *)f = l;
+    }
+    if (given)
+        *given = 1;
+    return 0;
+}
+
+void options_defaults(options_t *o, program_t program)
+{
+    memset(o, 0, sizeof(*o));
+    o->program = program;
+    for (int i = 0; i < option_table_count; i++) {
+        const opt_row_t *r = &option_table[i];
+        void *f = option_field(o, r);
+        if (r->variant || r->field == OPT_NO_FIELD)
+            continue;
+        if (r->type == OT_INT || r->type == OT_CHOICE)
+            *(int *)f = (int)r->def;
+        else if (r->type == OT_LONG)
+            *(long *)f = (long)r->def;
+        else if (r->type == OT_U64)
+            *(uint64_t *)f = (uint64_t)r->def;
+        else if (r->type == OT_DOUBLE)
+            *(double *)f = r->def;
+        else if (r->type == OT_PATH && r->def_text)
+            snprintf((char *)f, OPT_PATH_MAX, "%s", r->def_text);
+    }
 }
 
 static const char *scope_text(int scope)
 {
     switch (scope) {
-    case LT:
+    case OPT_LT:
         return "network_load_test only";
-    case NC:
+    case OPT_NC:
         return "network_congestor only";
-    case LT | NC:
+    case OPT_LT | OPT_NC:
         return "network_load_test and network_congestor only";
     default:
         return "network_test and network_load_test only";
     }
 }
 
-static int apply(options_t *o, const char *opt, const char *val, const name_catalog_t *tests,
-                 const name_catalog_t *congestors, char *err, size_t errlen)
+/* Options that cannot be used together, and why. */
+static const struct {
+    const char *a, *b, *why;
+} exclusive[] = {
+    {"--emulate-nodes", "--emulate-node-count", ""},
+    {"--flows", "--congestors", " (the flows are the traffic)"},
+};
+
+static int check_exclusive(const options_t *o, char *err, size_t errlen)
 {
-    long l = 0;
-    double d = 0.0;
-#define IS(x) (strcmp(opt, x) == 0)
-    if (IS("--verbose") || IS("-v")) {
-        o->verbose = 1;
-    } else if (IS("--quiet") || IS("-q")) {
-        o->quiet = 1;
-    } else if (IS("--force")) {
-        o->force = 1;
-    } else if (IS("--seed")) {
-        if (strcmp(val, "time") == 0) {
-            o->seed_given = 0;
-            return 0;
-        }
-        if (parse_long(opt, val, 0, 2147483647L, &l, err, errlen))
-            return -1;
-        o->seed = (uint64_t)l;
-        o->seed_given = 1;
-    } else if (IS("--ring-seed")) {
-        if (parse_long(opt, val, 0, 2147483647L, &l, err, errlen))
-            return -1;
-        o->ring_seed = (uint64_t)l;
-        o->ring_seed_given = 1;
-    } else if (IS("--canary-fraction")) {
-        if (parse_double(opt, val, 0.0, 0.9, 1, &d, err, errlen))
-            return -1;
-        o->canary_fraction = d;
-        o->canary_fraction_given = 1;
-    } else if (IS("--congestors")) {
-        return parse_list(opt, val, congestors, o->congestors, o->congestor_weights,
-                          &o->n_congestors, err, errlen);
-    } else if (IS("--tests")) {
-        return parse_list(opt, val, tests, o->tests, NULL, &o->n_tests, err, errlen);
-    } else if (IS("--time-limit")) {
-        if (parse_double(opt, val, 0.0, 86400.0, 1, &d, err, errlen))
-            return -1;
-        o->time_limit = d;
-        o->time_limit_given = 1;
-    } else if (IS("--measurements")) {
-        return parse_long(opt, val, 1, 10000000L, &o->measurements, err, errlen);
-    } else if (IS("--rings")) {
-        return parse_long(opt, val, 1, 100000L, &o->rings, err, errlen);
-    } else if (IS("--iterations")) {
-        return parse_long(opt, val, 1, 10000000L, &o->iterations, err, errlen);
-    } else if (IS("--warmup")) {
-        return parse_long(opt, val, 0, 10000000L, &o->warmup, err, errlen);
-    } else if (IS("--congestor-measurements")) {
-        return parse_long(opt, val, 1, 10000000L, &o->congestor_measurements, err, errlen);
-    } else if (IS("--congestor-iterations")) {
-        return parse_long(opt, val, 1, 10000000L, &o->congestor_iterations, err, errlen);
-    } else if (IS("--nics-per-node")) {
-        if (parse_long(opt, val, 1, 1024, &l, err, errlen))
-            return -1;
-        o->nics_per_node = (int)l;
-    } else if (IS("--emulate-nodes")) {
-        if (parse_long(opt, val, 1, 1000000L, &l, err, errlen))
-            return -1;
-        o->emulate_ppn = (int)l;
-    } else if (IS("--emulate-node-count")) {
-        if (parse_long(opt, val, 1, 1000000L, &l, err, errlen))
-            return -1;
-        o->emulate_nodes = (int)l;
-    } else if (IS("--json")) {
-        return set_path(opt, val, o->json_path, err, errlen);
-    } else if (IS("--output-dir")) {
-        return set_path(opt, val, o->output_dir, err, errlen);
-    } else if (IS("--deadline")) {
-        if (parse_double(opt, val, 0.0, 1e7, 1, &d, err, errlen))
-            return -1;
-        o->deadline = d;
-    } else if (IS("--congestor-sweep")) {
-        o->congestor_sweep = 1;
-    } else if (IS("--repeat")) {
-        if (parse_long(opt, val, 1, 1000, &l, err, errlen))
-            return -1;
-        o->repeat = (int)l;
-    } else if (IS("--converge")) {
-        if (parse_double(opt, val, 0.0, 1.0, 1, &d, err, errlen) || d >= 1.0)
-            return fail(err, errlen, "%s: expected a relative tolerance > 0 and < 1 (e.g. 0.05), "
-                        "got '%s'", opt, val);
-        o->converge = d;
-    } else if (IS("--congestor-bytes")) {
-        if (parse_long(opt, val, 8, 64L * 1024 * 1024, &l, err, errlen) || l % 8 != 0)
-            return fail(err, errlen, "%s: expected a multiple of 8 from 8 to 67108864 (bytes "
-                        "of doubles), got '%s'", opt, val);
-        o->congestor_bytes = l;
-    } else if (IS("--placement")) {
-        if (strcmp(val, "split") == 0)
-            o->placement = PLACEMENT_SPLIT;
-        else if (strcmp(val, "colocated") == 0)
-            o->placement = PLACEMENT_COLOCATED;
-        else
-            return fail(err, errlen, "%s: expected 'split' or 'colocated', got '%s'", opt, val);
-    } else if (IS("--duration")) {
-        if (parse_double(opt, val, 0.0, 1e7, 1, &d, err, errlen))
-            return -1;
-        o->duration = d;
-    } else if (IS("--report-interval")) {
-        if (parse_double(opt, val, 0.0, 86400.0, 1, &d, err, errlen))
-            return -1;
-        o->report_interval = d;
-    } else if (IS("--start-file")) {
-        return set_path(opt, val, o->start_file, err, errlen);
-    } else if (IS("--stop-file")) {
-        return set_path(opt, val, o->stop_file, err, errlen);
-    } else if (IS("--flows")) {
-        return set_path(opt, val, o->flows, err, errlen);
+    for (size_t i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++) {
+        const opt_row_t *a = option_find(exclusive[i].a), *b = option_find(exclusive[i].b);
+        int b_set = b->type == OT_CONGESTORS ? o->n_congestors > 0 : option_differs(o, b);
+        if (option_differs(o, a) && b_set)
+            return fail(err, errlen, "%s and %s exclude each other%s", a->name, b->name,
+                        exclusive[i].why);
     }
-#undef IS
     return 0;
 }
 
@@ -352,22 +299,21 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         }
         memcpy(name, arg, nlen);
         name[nlen] = '\0';
-        const opt_spec_t *spec = NULL;
-        for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
-            if (strcmp(specs[k].name, name) == 0)
-                spec = &specs[k];
-        if (!spec) {
+        const opt_row_t *row = option_lookup(name, program);
+        if (!row) {
             if (arg[0] == '-')
                 fail(err, errlen, "unknown option '%s'", name);
             else
                 fail(err, errlen, "unexpected argument '%s' (options start with --)", arg);
             return OPT_ERROR;
         }
-        if (!(spec->scope & scope_of(program))) {
-            fail(err, errlen, "%s applies to %s", name, scope_text(spec->scope));
+        if (!(row->scope & option_program_bit(program))) {
+            fail(err, errlen, "%s applies to %s", name, scope_text(option_scope(name)));
             return OPT_ERROR;
         }
-        if (spec->takes_value) {
+        if (row->variant)
+            row = option_find(row->name);
+        if (row->metavar) {
             if (eq) {
                 val = eq + 1;
             } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
@@ -383,24 +329,43 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
             fail(err, errlen, "%s takes no value", name);
             return OPT_ERROR;
         }
-        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        if (row->type == OT_HELP)
             want_help = 1;
-        else if (strcmp(name, "--version") == 0)
+        else if (row->type == OT_VERSION)
             want_version = 1;
-        else if (apply(o, name, val, tests, congestors, err, errlen))
+        else if (apply(o, row, name, val, tests, congestors, err, errlen))
             return OPT_ERROR;
     }
-    if (o->emulate_ppn && o->emulate_nodes) {
-        fail(err, errlen, "--emulate-nodes and --emulate-node-count exclude each other");
+    if (check_exclusive(o, err, errlen))
         return OPT_ERROR;
-    }
-    if (o->flows[0] && o->n_congestors) {
-        fail(err, errlen, "--flows and --congestors exclude each other (the flows are the traffic)");
-        return OPT_ERROR;
-    }
     if (want_help)
         return OPT_HELP;
     if (want_version)
         return OPT_VERSION;
     return OPT_RUN;
+}
+
+int options_non_default(const options_t *o, program_t program, int tests_default,
+                        int congestors_default, char *buf, size_t len)
+{
+    const char *keys[64];
+    int n_keys = option_keys(option_official_order, keys, 64), n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n_keys; k++) {
+        int differs = 0;
+        for (int i = 0; i < option_table_count; i++) {
+            const opt_row_t *r = &option_table[i];
+            if (r->variant || !r->key || strcmp(r->key, keys[k]) != 0 ||
+                !(r->official & option_program_bit(program)))
+                continue;
+            differs |= r->type == OT_TESTS        ? !tests_default
+                       : r->type == OT_CONGESTORS ? !congestors_default
+                                                  : option_differs(o, r);
+        }
+        if (differs) {
+            n++;
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", n > 1 ? ", " : "", keys[k]);
+        }
+    }
+    return n;
 }

@@ -1,21 +1,24 @@
-/* --help of the three programs (fits 80 columns). */
+/* --help of the three programs, generated from the option table (fits 80
+ * columns). */
 #include <stdio.h>
 #include <string.h>
 
-#include "infra/options.h"
+#include "suite/option_table.h"
+
+#define HELP_COLUMN 29
 
 /* The names, wrapped to fit 80 columns under a 29-column indent. */
 static void catalog_wrapped(const name_catalog_t *cat, char *buf, size_t len)
 {
     const char *indent = "\n                             ";
-    size_t col = 29;
+    size_t col = HELP_COLUMN;
     buf[0] = '\0';
     for (int i = 0; i < cat->count; i++) {
         size_t w = strlen(cat->ids[i]) + 2;
         if (i && col + w > 79) {
             strncat(buf, ",", len - strlen(buf) - 1);
             strncat(buf, indent, len - strlen(buf) - 1);
-            col = 29;
+            col = HELP_COLUMN;
         } else if (i) {
             strncat(buf, ", ", len - strlen(buf) - 1);
         }
@@ -24,116 +27,149 @@ static void catalog_wrapped(const name_catalog_t *cat, char *buf, size_t len)
     }
 }
 
-static const char *common_tail =
-    "      --emulate-nodes K      treat every K consecutive ranks as one node\n"
-    "      --emulate-node-count N split the ranks into N equal nodes\n"
-    "                             (default: nodes are the real shared-memory hosts)\n"
-    "      --output-dir DIR       where results and node lists go (default .)\n"
-    "      --json FILE            results JSON (default DIR/%s.json)\n"
-    "      --force                overwrite existing result files\n"
-    "      --deadline SEC         abort the whole job after SEC seconds\n"
+static const char *official_note =
     "\n"
-    "Exit status: 0 success, 1 run-time error (e.g. too few nodes), 2 bad usage.\n";
+    "Defaults reproduce the published GPCNeT v1.3 configuration (an official run\n"
+    "uses no option that changes the measurement; the run says whether it did).\n";
 
-static void congestor_usage(const name_catalog_t *congestors, char *buf, size_t len)
+static const char *intro(program_t program)
 {
-    char cnames[1024];
-    catalog_wrapped(congestors, cnames, sizeof(cnames));
-    int n = snprintf(
-        buf, len,
-        "Usage: mpirun [...] network_congestor [options]\n"
-        "\n"
-        "Runs congestor kernels on all given nodes (dealt to whole nodes, as the load\n"
-        "test deals them) until --duration, SIGINT/SIGTERM or --stop-file, so that\n"
-        "another job (a real application) can run beside the congestion. Prints each\n"
-        "kernel's bandwidth every --report-interval seconds and a final summary.\n"
-        "\n"
-        "Options:\n"
-        "  -h, --help                 show this help and exit\n"
-        "      --version              show the version and exit\n"
-        "  -q, --quiet                no progress lines on stderr\n"
-        "      --congestors LIST      kernels and weights, e.g. a2a,rma_bcast:2\n"
-        "                             (default: a2a,p2p_incast,rma_incast,rma_bcast)\n"
-        "      --seed N|time          seed of the node dealing (default: time on rank 0)\n"
-        "      --congestor-bytes N    message size of every congestor (default 4096)\n"
-        "      --congestor-iterations N  iterations per pass (default 512, scaled)\n"
-        "      --duration SEC         stop after SEC seconds (default: no limit)\n"
-        "      --stop-file PATH       stop once PATH exists (checked every pass)\n"
-        "      --start-file PATH      wait until PATH exists before congesting\n"
-        "      --report-interval SEC  seconds between bandwidth lines (default 5)\n"
-        "      --flows FILE           instead of the kernels: point-to-point traffic\n"
-        "                             along 'SRC DST' node-name lines (bullies)\n");
-    if (n > 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, common_tail, "network_congestor");
-    if (n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
-                 "\nCongestors (--congestors):\n                             %s\n", cnames);
+    switch (program) {
+    case PROGRAM_NETWORK_TEST:
+        return "Runs the isolated network tests on all nodes at once: random and natural\n"
+               "rings, allreduce and alltoall (docs/method.md). Needs at least 2 nodes.\n";
+    case PROGRAM_NETWORK_LOAD_TEST:
+        return "Measures latency- and bandwidth-sensitive canary tests in isolation and\n"
+               "while congestor kernels load the network (docs/method.md). Needs at least 10\n"
+               "nodes with the defaults (2 canary nodes and 2 per congestor).\n";
+    default:
+        return "Runs congestor kernels on all given nodes (dealt to whole nodes, as the load\n"
+               "test deals them) until --duration, SIGINT/SIGTERM or --stop-file, so that\n"
+               "another job (a real application) can run beside the congestion. Prints each\n"
+               "kernel's bandwidth every --report-interval seconds and a final summary.\n";
+    }
+}
+
+typedef struct {
+    char *buf;
+    size_t len;
+} out_t;
+
+static void put(out_t *out, const char *s, size_t n)
+{
+    size_t used = strlen(out->buf);
+    if (used + 1 >= out->len)
+        return;
+    if (n > out->len - used - 1)
+        n = out->len - used - 1;
+    memcpy(out->buf + used, s, n);
+    out->buf[used + n] = '\0';
+}
+
+static void puts_(out_t *out, const char *s)
+{
+    put(out, s, strlen(s));
+}
+
+/* The help text of a row with its placeholders filled in; a line break
+ * continues under the help column. */
+static void put_help(out_t *out, const opt_row_t *row, program_t program,
+                     const name_catalog_t *tests)
+{
+    const opt_row_t *def = row->variant ? option_find(row->name) : row;
+    for (const char *p = row->help; *p;) {
+        const char *brace = strchr(p, '{'), *nl = strchr(p, '\n');
+        const char *stop = brace && (!nl || brace < nl) ? brace : nl;
+        if (!stop) {
+            puts_(out, p);
+            break;
+        }
+        put(out, p, (size_t)(stop - p));
+        if (stop == nl) {
+            puts_(out, "\n                             ");
+            p = nl + 1;
+            continue;
+        }
+        const char *close = strchr(stop, '}');
+        char name[32], text[1024] = "";
+        snprintf(name, sizeof(name), "%.*s", (int)(close - stop - 1), stop + 1);
+        if (strcmp(name, "default") == 0 && def->def_text)
+            snprintf(text, sizeof(text), "%s", def->def_text);
+        else if (strcmp(name, "default") == 0)
+            snprintf(text, sizeof(text), "%g", def->def);
+        else if (strcmp(name, "program") == 0)
+            snprintf(text, sizeof(text), "%s", program_name(program));
+        else if (strcmp(name, "n_tests") == 0)
+            snprintf(text, sizeof(text), "%d", tests->count);
+        else if (strcmp(name, "tests") == 0)
+            catalog_wrapped(tests, text, sizeof(text));
+        puts_(out, text);
+        p = close + 1;
+    }
+    puts_(out, "\n");
+}
+
+/* "  -v, --verbose" or "      --time-limit SEC". */
+static void option_column(const opt_row_t *row, char *buf, size_t len)
+{
+    snprintf(buf, len, "  %s%s%s%s%s", row->alias ? row->alias : "  ", row->alias ? ", " : "  ",
+             row->name, row->metavar ? " " : "", row->metavar ? row->metavar : "");
 }
 
 void options_usage(program_t program, const name_catalog_t *tests,
                    const name_catalog_t *congestors, char *buf, size_t len)
 {
-    if (program == PROGRAM_NETWORK_CONGESTOR) {
-        congestor_usage(congestors, buf, len);
+    out_t out = {buf, len};
+    int bit = option_program_bit(program);
+    char line[128];
+    if (!len)
         return;
+    buf[0] = '\0';
+    snprintf(line, sizeof(line), "Usage: mpirun [...] %s [options]\n\n", program_name(program));
+    puts_(&out, line);
+    puts_(&out, intro(program));
+    if (program != PROGRAM_NETWORK_CONGESTOR)
+        puts_(&out, official_note);
+    puts_(&out, "\nOptions:\n");
+    for (int i = 0; i < option_table_count; i++) {
+        const opt_row_t *row = &option_table[i];
+        if (!(row->scope & bit))
+            continue;
+        /* The help starts at column 29; a run of options too long for it
+         * starts theirs two columns after the longest of the run. */
+        size_t column = HELP_COLUMN;
+        for (int j = i; j < option_table_count; j++) {
+            if (!(option_table[j].scope & bit))
+                continue;
+            option_column(&option_table[j], line, sizeof(line));
+            if (strlen(line) + 1 <= HELP_COLUMN)
+                break;
+            if (strlen(line) + 2 > column)
+                column = strlen(line) + 2;
+        }
+        for (int j = i - 1; j >= 0 && column > HELP_COLUMN; j--) {
+            if (!(option_table[j].scope & bit))
+                continue;
+            option_column(&option_table[j], line, sizeof(line));
+            if (strlen(line) + 1 <= HELP_COLUMN)
+                break;
+            if (strlen(line) + 2 > column)
+                column = strlen(line) + 2;
+        }
+        option_column(row, line, sizeof(line));
+        puts_(&out, line);
+        size_t c = strlen(line);
+        do
+            puts_(&out, " ");
+        while (++c < column);
+        put_help(&out, row, program, tests);
     }
-    char tnames[1024], cnames[1024];
-    catalog_wrapped(tests, tnames, sizeof(tnames));
-    catalog_wrapped(congestors, cnames, sizeof(cnames));
-    int load = program == PROGRAM_NETWORK_LOAD_TEST;
-    int n = snprintf(
-        buf, len,
-        "Usage: mpirun [...] %s [options]\n"
-        "\n%s"
-        "\n"
-        "Defaults reproduce the published GPCNeT v1.3 configuration (an official run\n"
-        "uses no option that changes the measurement; the run says whether it did).\n"
-        "\n"
-        "Options:\n"
-        "  -h, --help                 show this help and exit\n"
-        "      --version              show the version and exit\n"
-        "  -v, --verbose              verbose tables: Min, Max, Avg(Worst), 99.9%%%s\n"
-        "  -q, --quiet                no progress lines on stderr\n"
-        "      --tests LIST           tests to run in order (default: %s), of:\n"
-        "                             %s\n"
-        "%s"
-        "      --time-limit SEC       time limit per test (default 10)\n"
-        "      --converge TOL         end a test once its Avg and 99%% are stable to the\n"
-        "                             relative tolerance TOL (e.g. 0.05); the time limit\n"
-        "                             stays the cap (default: off)\n"
-        "      --measurements N       override measurements per test (nM)\n"
-        "      --rings N              override random rings per measurement (nR)\n"
-        "      --iterations N         override timed iterations per ring (nI)\n"
-        "      --warmup N             override warm-up iterations\n"
-        "      --ring-seed N          base seed of the random rings (default 1000)\n"
-        "      --nics-per-node N      NICs per node, to report ranks per port (default 1)\n",
-        program_name(program),
-        load ? "Measures latency- and bandwidth-sensitive canary tests in isolation and\n"
-               "while congestor kernels load the network (docs/method.md). Needs at least 10\n"
-               "nodes with the defaults (2 canary nodes and 2 per congestor).\n"
-             : "Runs the isolated network tests on all nodes at once: random and natural\n"
-               "rings, allreduce and alltoall (docs/method.md). Needs at least 2 nodes.\n",
-        load ? ",\n                             and the isolated congestor baselines" : "",
-        load ? "3 canaries" : "all 8", tnames,
-        load ? "      --seed N|time          placement seed (default: time on rank 0)\n"
-               "      --canary-fraction F    share of nodes running canaries (default 0.2)\n"
-               "      --congestors LIST      congestor kernels and weights, e.g. a2a,rma_bcast:2\n"
-               "                             (default: a2a,p2p_incast,rma_incast,rma_bcast)\n"
-               "      --congestor-measurements N  measurements per congestor pass (default 256)\n"
-               "      --congestor-iterations N    override iterations per congestor measurement\n"
-               "      --congestor-bytes N    message size of every congestor (default 4096)\n"
-               "      --placement KIND       split: congestors on 80% of the nodes, canaries on\n"
-               "                             the rest (default, published); colocated: both on\n"
-               "                             every node, half the ranks each (shared NICs)\n"
-               "      --congestor-sweep      canaries under each congestor alone, then all\n"
-               "                             together; prints the impact matrix\n"
-               "      --repeat N             repeat the whole run N times (fresh placement\n"
-               "                             seed each unless --seed); prints mean, min, max\n"
-               "                             and coefficient of variation of every value\n"
-             : "");
-    if (n > 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, common_tail, program_name(program));
-    if (load && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
-                 "\nCongestors (--congestors):\n                             %s\n", cnames);
+    puts_(&out, "\nExit status: 0 success, 1 run-time error (e.g. too few nodes), 2 bad usage.\n");
+    if (option_lookup("--congestors", program)->scope & bit) {
+        char names[1024];
+        catalog_wrapped(congestors, names, sizeof(names));
+        puts_(&out, "\nCongestors (--congestors):\n                             ");
+        puts_(&out, names);
+        puts_(&out, "\n");
+    }
 }

@@ -11,86 +11,12 @@
 #include "infra/safe_file.h"
 #include "infra/watchdog.h"
 #include "infra/node_lists.h"
+#include "suite/option_report.h"
 
 static void iso_time(char *buf, size_t len, time_t t)
 {
     struct tm *tm = gmtime(&t);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", tm);
-}
-
-static void write_config(json_writer_t *w, const run_t *run)
-{
-    const options_t *o = &run->opt;
-    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
-    jw_object_begin(w, "config");
-    jw_bool(w, "official_default", run->cfg.official_default);
-    jw_array_begin(w, "non_default");
-    char names[sizeof(run->cfg.non_default)];
-    snprintf(names, sizeof(names), "%s", run->cfg.non_default);
-    for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
-        jw_string(w, NULL, tok);
-    jw_array_end(w);
-    /* With --repeat, the first repetition's (repetitions[] has them all). */
-    jw_int(w, "seed", (long long)(run->rep_seeds ? run->rep_seeds[0] : run->seed));
-    jw_string(w, "seed_source", run->seed_from_time ? "time" : "option");
-    jw_int(w, "ring_seed", (long long)o->ring_seed);
-    if (load)
-        jw_number(w, "canary_fraction", o->canary_fraction);
-    else
-        jw_null(w, "canary_fraction");
-    jw_array_begin(w, "congestors");
-    for (int i = 0; load && i < run->cfg.n_congestors; i++) {
-        jw_object_begin(w, NULL);
-        jw_string(w, "id", run->cfg.congestors[i]->id);
-        jw_string(w, "name", run->cfg.congestors[i]->name);
-        jw_int(w, "weight", run->cfg.weights[i]);
-        jw_object_end(w);
-    }
-    jw_array_end(w);
-    if (load) {
-        jw_int(w, "congestor_measurements", run->cfg.congestor_measurements);
-        jw_int(w, "congestor_iterations", run->cfg.congestor_iterations);
-    }
-    jw_array_begin(w, "tests");
-    for (int i = 0; i < run->cfg.n_tests; i++)
-        jw_string(w, NULL, run->cfg.tests[i]->id);
-    jw_array_end(w);
-    jw_number(w, "time_limit_s", o->time_limit);
-    jw_object_begin(w, "loops");
-    for (int i = 0; i < run->cfg.n_tests; i++) {
-        jw_object_begin(w, run->cfg.tests[i]->id);
-        jw_int(w, "measurements", run->cfg.limits[i].measurements);
-        jw_int(w, "rings", run->cfg.limits[i].rings);
-        jw_int(w, "iterations", run->cfg.limits[i].iterations);
-        jw_int(w, "warmup", run->cfg.limits[i].warmup);
-        jw_object_end(w);
-    }
-    jw_object_end(w);
-    jw_bool(w, "verbose", o->verbose);
-    jw_int(w, "nics_per_node", o->nics_per_node);
-    if (o->emulate_ppn || o->emulate_nodes) {
-        jw_object_begin(w, "emulated_nodes");
-        if (o->emulate_ppn)
-            jw_int(w, "ranks_per_node", o->emulate_ppn);
-        else
-            jw_int(w, "nodes", o->emulate_nodes);
-        jw_object_end(w);
-    } else {
-        jw_null(w, "emulated_nodes");
-    }
-    if (o->converge > 0.0)
-        jw_number(w, "converge", o->converge);
-    else
-        jw_null(w, "converge");
-    if (load) {
-        jw_bool(w, "congestor_sweep", o->congestor_sweep);
-        jw_int(w, "repeat", o->repeat);
-        jw_int(w, "congestor_bytes", o->congestor_bytes);
-        jw_string(w, "placement", o->placement == PLACEMENT_COLOCATED ? "colocated" : "split");
-    }
-    jw_string(w, "output_dir", o->output_dir);
-    jw_string(w, "json", run->json_path);
-    jw_object_end(w);
 }
 
 static void write_environment(json_writer_t *w, const run_t *run)
@@ -314,7 +240,7 @@ static void write_document(FILE *f, const run_t *run)
     } else {
         jw_null(&w, "finished_at");
     }
-    write_config(&w, run);
+    options_write_config(&w, run);
     write_environment(&w, run);
     write_placements(&w, run);
     jw_array_begin(&w, "tables");

@@ -3,14 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void add_non_default(run_config_t *c, const char *name)
-{
-    if (c->non_default[0])
-        strncat(c->non_default, ", ", sizeof(c->non_default) - strlen(c->non_default) - 1);
-    strncat(c->non_default, name, sizeof(c->non_default) - strlen(c->non_default) - 1);
-}
-
-static void select_tests(run_config_t *c, const options_t *o, int load)
+/* Returns 1 when the tests are the default ones. */
+static int select_tests(run_config_t *c, const options_t *o, int load)
 {
     int defaults[OPT_MAX_LIST], n_defaults = 0;
     for (int i = 0; i < canary_kernel_count; i++)
@@ -34,11 +28,11 @@ static void select_tests(run_config_t *c, const options_t *o, int load)
             lim.warmup = (int)o->warmup;
         c->limits[i] = lim;
     }
-    if (!same)
-        add_non_default(c, "tests");
+    return same;
 }
 
-static void select_congestors(run_config_t *c, const options_t *o)
+/* Returns 1 when the congestors are the default ones. */
+static int select_congestors(run_config_t *c, const options_t *o)
 {
     int same = 1, n = 0;
     if (o->n_congestors) {
@@ -60,54 +54,19 @@ static void select_congestors(run_config_t *c, const options_t *o)
     for (int i = 0; i < congestor_kernel_count; i++)
         n_default += congestor_kernels[i]->default_mix;
     c->n_congestors = n;
-    if (!same || n != n_default)
-        add_non_default(c, "congestors");
     c->congestor_measurements =
         o->congestor_measurements > 0 ? (int)o->congestor_measurements : CONGESTOR_MEASUREMENTS;
     c->congestor_iterations =
         o->congestor_iterations > 0 ? (int)o->congestor_iterations : CONGESTOR_BASE_ITERATIONS;
-}
-
-static void note_overrides(run_config_t *c, const options_t *o, int load)
-{
-    if (load && o->seed_given)
-        add_non_default(c, "seed");
-    if (o->ring_seed_given && o->ring_seed != 1000)
-        add_non_default(c, "ring_seed");
-    if (load && o->canary_fraction != 0.2)
-        add_non_default(c, "canary_fraction");
-    if (o->time_limit != 10.0)
-        add_non_default(c, "time_limit_s");
-    if (o->measurements > 0)
-        add_non_default(c, "measurements");
-    if (o->rings > 0)
-        add_non_default(c, "rings");
-    if (o->iterations > 0)
-        add_non_default(c, "iterations");
-    if (o->warmup >= 0)
-        add_non_default(c, "warmup");
-    if (o->congestor_measurements > 0)
-        add_non_default(c, "congestor_measurements");
-    if (o->congestor_iterations > 0)
-        add_non_default(c, "congestor_iterations");
-    if (o->emulate_ppn || o->emulate_nodes)
-        add_non_default(c, "emulated_nodes");
-    if (o->congestor_sweep)
-        add_non_default(c, "congestor_sweep");
-    if (o->converge > 0.0)
-        add_non_default(c, "converge");
-    if (o->congestor_bytes != (long)(CONGESTOR_DEFAULT_DOUBLES * sizeof(double)))
-        add_non_default(c, "congestor_bytes");
-    if (o->placement != PLACEMENT_SPLIT)
-        add_non_default(c, "placement");
-    c->official_default = c->non_default[0] == '\0';
+    return same && n == n_default;
 }
 
 void run_config_resolve(run_config_t *c, const options_t *o, program_t program)
 {
     int load = program == PROGRAM_NETWORK_LOAD_TEST;
     memset(c, 0, sizeof(*c));
-    select_tests(c, o, load);
-    select_congestors(c, o);
-    note_overrides(c, o, load);
+    int tests_default = select_tests(c, o, load);
+    int congestors_default = select_congestors(c, o);
+    c->official_default = options_non_default(o, program, tests_default, congestors_default,
+                                              c->non_default, sizeof(c->non_default)) == 0;
 }

@@ -8,7 +8,7 @@
 
 #include "canary/canary.h"
 #include "congestor/congestor.h"
-#include "infra/options.h"
+#include "suite/options.h"
 
 typedef struct {
     int n_tests;

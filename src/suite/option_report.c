@@ -1,0 +1,304 @@
+/* The settings lines of the preamble and the JSON config, generated from
+ * the option table: each key in the order of option_settings_order and
+ * option_config_order, written by the row's type, or by a hook below for
+ * what the run resolved (the seed, the kernels and their loops, the nodes,
+ * the paths). */
+#include "suite/option_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "suite/option_table.h"
+
+typedef struct {
+    const char *key;
+    void (*show)(const run_t *run);                   /* settings line(s), or NULL */
+    void (*config)(json_writer_t *w, const run_t *run); /* config entries, or NULL */
+} hook_t;
+
+static int is_load(const run_t *run)
+{
+    return run->program == PROGRAM_NETWORK_LOAD_TEST;
+}
+
+static void show_official(const run_t *run)
+{
+    printf("  Settings (official default configuration: %s%s%s)\n",
+           run->cfg.official_default ? "yes" : "no", run->cfg.official_default ? "" : "; differs: ",
+           run->cfg.non_default);
+}
+
+static void config_official(json_writer_t *w, const run_t *run)
+{
+    jw_bool(w, "official_default", run->cfg.official_default);
+    jw_array_begin(w, "non_default");
+    char names[sizeof(run->cfg.non_default)];
+    snprintf(names, sizeof(names), "%s", run->cfg.non_default);
+    for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
+        jw_string(w, NULL, tok);
+    jw_array_end(w);
+}
+
+static void show_seed(const run_t *run)
+{
+    if (is_load(run))
+        printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
+               run->seed_from_time ? "time on rank 0" : "--seed");
+}
+
+static void config_seed(json_writer_t *w, const run_t *run)
+{
+    /* With --repeat, the first repetition's (repetitions[] has them all). */
+    jw_int(w, "seed", (long long)(run->rep_seeds ? run->rep_seeds[0] : run->seed));
+    jw_string(w, "seed_source", run->seed_from_time ? "time" : "option");
+}
+
+static void show_congestors(const run_t *run)
+{
+    if (!is_load(run))
+        return;
+    printf("   congestors =");
+    for (int i = 0; i < run->cfg.n_congestors; i++)
+        printf("%s %s:%d", i ? "," : "", run->cfg.congestors[i]->id, run->cfg.weights[i]);
+    printf("\n");
+}
+
+static void config_congestors(json_writer_t *w, const run_t *run)
+{
+    jw_array_begin(w, "congestors");
+    for (int i = 0; is_load(run) && i < run->cfg.n_congestors; i++) {
+        jw_object_begin(w, NULL);
+        jw_string(w, "id", run->cfg.congestors[i]->id);
+        jw_string(w, "name", run->cfg.congestors[i]->name);
+        jw_int(w, "weight", run->cfg.weights[i]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+static void show_congestor_loops(const run_t *run)
+{
+    if (is_load(run))
+        printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
+               run->cfg.congestor_measurements, run->cfg.congestor_iterations);
+}
+
+static void config_congestor_measurements(json_writer_t *w, const run_t *run)
+{
+    if (is_load(run))
+        jw_int(w, "congestor_measurements", run->cfg.congestor_measurements);
+}
+
+static void config_congestor_iterations(json_writer_t *w, const run_t *run)
+{
+    if (is_load(run))
+        jw_int(w, "congestor_iterations", run->cfg.congestor_iterations);
+}
+
+static void show_repeat(const run_t *run)
+{
+    if (is_load(run) && run->opt.repeat > 1)
+        printf("   repeat = %d (%s)\n", run->opt.repeat,
+               run->opt.seed_given ? "same seed each time" : "fresh placement seed each time");
+}
+
+static void show_tests(const run_t *run)
+{
+    for (int i = 0; i < run->cfg.n_tests; i++) {
+        loop_limits_t l = run->cfg.limits[i];
+        printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
+               run->cfg.tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
+    }
+}
+
+static void config_tests(json_writer_t *w, const run_t *run)
+{
+    jw_array_begin(w, "tests");
+    for (int i = 0; i < run->cfg.n_tests; i++)
+        jw_string(w, NULL, run->cfg.tests[i]->id);
+    jw_array_end(w);
+}
+
+static void config_loops(json_writer_t *w, const run_t *run)
+{
+    jw_object_begin(w, "loops");
+    for (int i = 0; i < run->cfg.n_tests; i++) {
+        jw_object_begin(w, run->cfg.tests[i]->id);
+        jw_int(w, "measurements", run->cfg.limits[i].measurements);
+        jw_int(w, "rings", run->cfg.limits[i].rings);
+        jw_int(w, "iterations", run->cfg.limits[i].iterations);
+        jw_int(w, "warmup", run->cfg.limits[i].warmup);
+        jw_object_end(w);
+    }
+    jw_object_end(w);
+}
+
+static void show_nodes(const run_t *run)
+{
+    const options_t *o = &run->opt;
+    if (o->emulate_ppn)
+        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
+    else if (o->emulate_nodes)
+        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
+    else
+        printf("   nodes = shared-memory hosts\n");
+}
+
+static void config_nodes(json_writer_t *w, const run_t *run)
+{
+    const options_t *o = &run->opt;
+    if (!o->emulate_ppn && !o->emulate_nodes) {
+        jw_null(w, "emulated_nodes");
+        return;
+    }
+    jw_object_begin(w, "emulated_nodes");
+    if (o->emulate_ppn)
+        jw_int(w, "ranks_per_node", o->emulate_ppn);
+    else
+        jw_int(w, "nodes", o->emulate_nodes);
+    jw_object_end(w);
+}
+
+static void show_ppn(const run_t *run)
+{
+    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
+           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->opt.nics_per_node,
+           (double)run->nodes.ppn_max / run->opt.nics_per_node);
+}
+
+static void show_mpi(const run_t *run)
+{
+    printf("   MPI = %s\n", run->mpi_library);
+}
+
+static void show_json(const run_t *run)
+{
+    printf("   JSON = %s\n", run->json_path);
+}
+
+static void config_json(json_writer_t *w, const run_t *run)
+{
+    jw_string(w, "json", run->json_path);
+}
+
+static const hook_t hooks[] = {
+    {"official_default", show_official, config_official},
+    {"seed", show_seed, config_seed},
+    {"congestors", show_congestors, config_congestors},
+    {"congestor_measurements", show_congestor_loops, config_congestor_measurements},
+    {"congestor_iterations", NULL, config_congestor_iterations},
+    {"repeat", show_repeat, NULL},
+    {"tests", show_tests, config_tests},
+    {"loops", NULL, config_loops},
+    {"emulated_nodes", show_nodes, config_nodes},
+    {"nics_per_node", show_ppn, NULL},
+    {"mpi", show_mpi, NULL},
+    {"json", show_json, config_json},
+};
+
+static const hook_t *hook_of(const char *key)
+{
+    for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+        if (strcmp(hooks[i].key, key) == 0)
+            return &hooks[i];
+    return NULL;
+}
+
+/* "   time limit = 10 s per test": a row's value as its type prints it. */
+static void show_row(const opt_row_t *r, const options_t *o)
+{
+    const void *f = option_field(o, r);
+    printf("   %s = ", r->label);
+    switch (r->type) {
+    case OT_FLAG:
+        printf("%s", *(const int *)f ? "yes" : "no");
+        break;
+    case OT_INT:
+        printf("%d", *(const int *)f);
+        break;
+    case OT_LONG:
+        printf("%ld", *(const long *)f);
+        break;
+    case OT_U64:
+        printf("%llu", (unsigned long long)*(const uint64_t *)f);
+        break;
+    case OT_DOUBLE:
+        printf("%g", *(const double *)f);
+        break;
+    case OT_CHOICE:
+        printf("%s", (r->choice_text ? r->choice_text : r->choices)[*(const int *)f]);
+        break;
+    default:
+        printf("%s", (const char *)f);
+    }
+    printf("%s%s\n", r->unit ? r->unit : "", r->show_note ? r->show_note : "");
+}
+
+void options_print_settings(const run_t *run)
+{
+    const char *keys[64];
+    int n = option_keys(option_settings_order, keys, 64);
+    for (int k = 0; k < n; k++) {
+        const hook_t *h = hook_of(keys[k]);
+        const opt_row_t *r = option_by_key(keys[k]);
+        if (h) {
+            if (h->show)
+                h->show(run);
+        } else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
+                   (!r->show_set || option_differs(&run->opt, r))) {
+            show_row(r, &run->opt);
+        }
+    }
+}
+
+static void config_row(json_writer_t *w, const opt_row_t *r, const options_t *o,
+                       program_t program)
+{
+    const void *f = option_field(o, r);
+    if (!(r->config & option_program_bit(program)) ||
+        (r->config_null == CONFIG_NULL_AT_DEFAULT && !option_differs(o, r))) {
+        if (r->config_null)
+            jw_null(w, r->key);
+        return;
+    }
+    switch (r->type) {
+    case OT_FLAG:
+        jw_bool(w, r->key, *(const int *)f);
+        break;
+    case OT_INT:
+        jw_int(w, r->key, *(const int *)f);
+        break;
+    case OT_LONG:
+        jw_int(w, r->key, *(const long *)f);
+        break;
+    case OT_U64:
+        jw_int(w, r->key, (long long)*(const uint64_t *)f);
+        break;
+    case OT_DOUBLE:
+        jw_number(w, r->key, *(const double *)f);
+        break;
+    case OT_CHOICE:
+        jw_string(w, r->key, r->choices[*(const int *)f]);
+        break;
+    default:
+        jw_string(w, r->key, (const char *)f);
+    }
+}
+
+void options_write_config(json_writer_t *w, const run_t *run)
+{
+    const char *keys[64];
+    int n = option_keys(option_config_order, keys, 64);
+    jw_object_begin(w, "config");
+    for (int k = 0; k < n; k++) {
+        const hook_t *h = hook_of(keys[k]);
+        const opt_row_t *r = option_by_key(keys[k]);
+        if (h) {
+            if (h->config)
+                h->config(w, run);
+        } else if (r) {
+            config_row(w, r, &run->opt, run->program);
+        }
+    }
+    jw_object_end(w);
+}

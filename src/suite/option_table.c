@@ -1,0 +1,265 @@
+/* The option table (option_table.h): every option of the three programs,
+ * in the order --help lists them. */
+#include "suite/option_table.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* offsetof of a field, refused at compile time unless it has type T. */
+#define OPT_FIELD(f, T) (offsetof(options_t, f) + 0 * sizeof(_Generic(((options_t *)0)->f, T: 1)))
+#define GIVEN(f) OPT_FIELD(f, int)
+#define NONE .given = OPT_NO_FIELD
+#define PATH(f) .type = OT_PATH, .field = OPT_FIELD(f, char *), NONE
+
+static const char *const placements[] = {"split", "colocated", NULL};
+static const char *const placement_text[] = {
+    "split (congestors on their own nodes)",
+    "colocated (canaries and congestors share every node)", NULL};
+
+#define SEED_HELP_TAIL " (default: time on rank 0)"
+#define CONGESTORS_HELP "kernels and weights, e.g. a2a,rma_bcast:2\n" \
+                        "(default: a2a,p2p_incast,rma_incast,rma_bcast)"
+#define TESTS_HELP_TAIL "), of:\n{tests}"
+
+const opt_row_t option_table[] = {
+    {"--help", "-h", OPT_ANY, OT_HELP, OPT_NO_FIELD, NONE, .help = "show this help and exit"},
+    {"--version", NULL, OPT_ANY, OT_VERSION, OPT_NO_FIELD, NONE,
+     .help = "show the version and exit"},
+    {"--verbose", "-v", OPT_NT, OT_FLAG, OPT_FIELD(verbose, int), NONE,
+     .help = "verbose tables: Min, Max, Avg(Worst), 99.9%", .key = "verbose",
+     .config = OPT_ANY, .label = "verbose"},
+    {"--verbose", "-v", OPT_LT, .variant = 1,
+     .help = "verbose tables: Min, Max, Avg(Worst), 99.9%,\nand the isolated congestor baselines"},
+    {"--quiet", "-q", OPT_ANY, OT_FLAG, OPT_FIELD(quiet, int), NONE,
+     .help = "no progress lines on stderr"},
+    {"--tests", NULL, OPT_NT, OT_TESTS, OPT_FIELD(tests, int *), NONE, .metavar = "LIST",
+     .help = "tests to run in order (default: all {n_tests}" TESTS_HELP_TAIL, .key = "tests",
+     .official = OPT_ANY},
+    {"--tests", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
+     .help = "tests to run in order (default: 3 canaries" TESTS_HELP_TAIL},
+    {"--congestors", NULL, OPT_NC, OT_CONGESTORS, OPT_FIELD(congestors, int *), NONE,
+     .metavar = "LIST", .help = CONGESTORS_HELP, .key = "congestors", .official = OPT_ANY},
+    {"--seed", NULL, OPT_NC, OT_U64, OPT_FIELD(seed, uint64_t), GIVEN(seed_given), .lo = 0,
+     .hi = 2147483647.0, .keyword = "time", .metavar = "N|time",
+     .help = "seed of the node dealing" SEED_HELP_TAIL, .key = "seed", .official = OPT_LT},
+    {"--seed", NULL, OPT_LT, .variant = 1, .metavar = "N|time",
+     .help = "placement seed" SEED_HELP_TAIL},
+    {"--canary-fraction", NULL, OPT_LT, OT_DOUBLE, OPT_FIELD(canary_fraction, double),
+     GIVEN(canary_fraction_given), .lo = 0.0, .lo_open = 1, .hi = 0.9, .def = 0.2,
+     .metavar = "F", .help = "share of nodes running canaries (default {default})",
+     .key = "canary_fraction", .official = OPT_LT, .config = OPT_LT, .config_null = CONFIG_NULL_ELSEWHERE,
+     .label = "canary fraction"},
+    {"--congestors", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
+     .help = "congestor " CONGESTORS_HELP},
+    /* Loop overrides: -1 keeps each kernel's own loops (congestor.h, the
+     * canaries' tables): the help says which. */
+    {"--congestor-measurements", NULL, OPT_LT, OT_LONG,
+     OPT_FIELD(congestor_measurements, long), NONE, .lo = 1, .hi = 1e7, .def = -1,
+     .metavar = "N", .help = "measurements per congestor pass (default 256)",
+     .key = "congestor_measurements", .official = OPT_ANY},
+    {"--congestor-iterations", NULL, OPT_LT, OT_LONG,
+     OPT_FIELD(congestor_iterations, long), NONE, .lo = 1, .hi = 1e7, .def = -1,
+     .metavar = "N", .help = "override iterations per congestor measurement",
+     .key = "congestor_iterations", .official = OPT_ANY},
+    {"--congestor-bytes", NULL, OPT_LT | OPT_NC, OT_LONG, OPT_FIELD(congestor_bytes, long),
+     NONE, .lo = 8, .hi = 64.0 * 1024 * 1024, .multiple = 8, .note = " (bytes of doubles)",
+     .def = 4096, .metavar = "N", .help = "message size of every congestor (default {default})",
+     .key = "congestor_bytes", .official = OPT_ANY, .config = OPT_LT,
+     .label = "congestor message", .unit = " B"},
+    {"--congestor-iterations", NULL, OPT_NC, .variant = 1, .metavar = "N",
+     .help = "iterations per pass (default 512, scaled)"},
+    {"--duration", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(duration, double), NONE, .lo = 0.0,
+     .lo_open = 1, .hi = 1e7, .metavar = "SEC",
+     .help = "stop after SEC seconds (default: no limit)"},
+    {"--stop-file", NULL, OPT_NC, PATH(stop_file), .metavar = "PATH",
+     .help = "stop once PATH exists (checked every pass)"},
+    {"--start-file", NULL, OPT_NC, PATH(start_file), .metavar = "PATH",
+     .help = "wait until PATH exists before congesting"},
+    {"--report-interval", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(report_interval, double), NONE,
+     .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 5.0, .metavar = "SEC",
+     .help = "seconds between bandwidth lines (default {default})"},
+    {"--flows", NULL, OPT_NC, PATH(flows), .metavar = "FILE",
+     .help = "instead of the kernels: point-to-point traffic\n"
+             "along 'SRC DST' node-name lines (bullies)"},
+    {"--placement", NULL, OPT_LT, OT_CHOICE, OPT_FIELD(placement, placement_kind_t), NONE,
+     .choices = placements, .metavar = "KIND",
+     .help = "split: congestors on 80% of the nodes, canaries on\n"
+             "the rest (default, published); colocated: both on\n"
+             "every node, half the ranks each (shared NICs)",
+     .key = "placement", .official = OPT_ANY, .config = OPT_LT, .label = "placement",
+     .choice_text = placement_text},
+    {"--congestor-sweep", NULL, OPT_LT, OT_FLAG, OPT_FIELD(congestor_sweep, int), NONE,
+     .help = "canaries under each congestor alone, then all\ntogether; prints the impact matrix",
+     .key = "congestor_sweep", .official = OPT_ANY, .config = OPT_LT,
+     .label = "congestor sweep", .show_note = " (each congestor alone, then all together)",
+     .show_set = 1},
+    {"--repeat", NULL, OPT_LT, OT_INT, OPT_FIELD(repeat, int), NONE, .lo = 1, .hi = 1000,
+     .def = 1, .metavar = "N",
+     .help = "repeat the whole run N times (fresh placement\n"
+             "seed each unless --seed); prints mean, min, max\n"
+             "and coefficient of variation of every value",
+     .key = "repeat", .config = OPT_LT},
+    {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
+     GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
+     .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",
+     .official = OPT_ANY, .config = OPT_ANY, .label = "time limit", .unit = " s per test"},
+    {"--converge", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(converge, double), NONE,
+     .lo = 0.0, .lo_open = 1, .hi = 1.0, .hi_open = 1, .what = "a relative tolerance",
+     .note = " (e.g. 0.05)", .metavar = "TOL",
+     .help = "end a test once its Avg and 99% are stable to the\n"
+             "relative tolerance TOL (e.g. 0.05); the time limit\n"
+             "stays the cap (default: off)",
+     .key = "converge", .official = OPT_ANY, .config = OPT_ANY,
+     .config_null = CONFIG_NULL_AT_DEFAULT,
+     .label = "converge",
+     .show_note = " (a test ends once its Avg and 99% are stable to this)", .show_set = 1},
+    {"--measurements", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(measurements, long), NONE,
+     .lo = 1, .hi = 1e7, .def = -1, .metavar = "N",
+     .help = "override measurements per test (nM)", .key = "measurements", .official = OPT_ANY},
+    {"--rings", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(rings, long), NONE, .lo = 1,
+     .hi = 100000, .def = -1, .metavar = "N",
+     .help = "override random rings per measurement (nR)", .key = "rings", .official = OPT_ANY},
+    {"--iterations", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(iterations, long), NONE, .lo = 1,
+     .hi = 1e7, .def = -1, .metavar = "N", .help = "override timed iterations per ring (nI)",
+     .key = "iterations", .official = OPT_ANY},
+    {"--warmup", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(warmup, long), NONE, .lo = 0,
+     .hi = 1e7, .def = -1, .metavar = "N", .help = "override warm-up iterations",
+     .key = "warmup", .official = OPT_ANY},
+    {"--ring-seed", NULL, OPT_MEASURING, OT_U64, OPT_FIELD(ring_seed, uint64_t),
+     GIVEN(ring_seed_given), .lo = 0, .hi = 2147483647.0, .def = 1000, .metavar = "N",
+     .help = "base seed of the random rings (default {default})", .key = "ring_seed",
+     .official = OPT_ANY, .config = OPT_ANY, .label = "ring seed"},
+    {"--nics-per-node", NULL, OPT_MEASURING, OT_INT, OPT_FIELD(nics_per_node, int), NONE,
+     .lo = 1, .hi = 1024, .def = 1, .metavar = "N",
+     .help = "NICs per node, to report ranks per port (default {default})",
+     .key = "nics_per_node", .config = OPT_ANY},
+    /* Both emulations are one setting of the record: "emulated_nodes". */
+    {"--emulate-nodes", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_ppn, int), NONE, .lo = 1,
+     .hi = 1e6, .metavar = "K", .help = "treat every K consecutive ranks as one node",
+     .key = "emulated_nodes", .official = OPT_ANY},
+    {"--emulate-node-count", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_nodes, int), NONE,
+     .lo = 1, .hi = 1e6, .metavar = "N",
+     .help = "split the ranks into N equal nodes\n"
+             "(default: nodes are the real shared-memory hosts)",
+     .key = "emulated_nodes", .official = OPT_ANY},
+    {"--output-dir", NULL, OPT_ANY, PATH(output_dir), .def_text = ".", .metavar = "DIR",
+     .help = "where results and node lists go (default {default})", .key = "output_dir",
+     .config = OPT_ANY},
+    {"--json", NULL, OPT_ANY, PATH(json_path), .metavar = "FILE",
+     .help = "results JSON (default DIR/{program}.json)", .key = "json"},
+    {"--force", NULL, OPT_ANY, OT_FLAG, OPT_FIELD(force, int), NONE,
+     .help = "overwrite existing result files"},
+    {"--deadline", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(deadline, double), NONE, .lo = 0.0,
+     .lo_open = 1, .hi = 1e7, .metavar = "SEC",
+     .help = "abort the whole job after SEC seconds"},
+};
+
+const int option_table_count = (int)(sizeof(option_table) / sizeof(option_table[0]));
+
+const char *const option_official_order[] = {
+    "tests", "congestors", "seed", "ring_seed", "canary_fraction", "time_limit_s",
+    "measurements", "rings", "iterations", "warmup", "congestor_measurements",
+    "congestor_iterations", "emulated_nodes", "congestor_sweep", "converge",
+    "congestor_bytes", "placement", NULL};
+const char *const option_settings_order[] = {
+    "official_default", "seed", "ring_seed", "canary_fraction", "congestors",
+    "congestor_measurements", "congestor_bytes", "placement", "congestor_sweep", "repeat",
+    "converge", "time_limit_s", "tests", "emulated_nodes", "nics_per_node", "verbose", "mpi",
+    "json", NULL};
+const char *const option_config_order[] = {
+    "official_default", "seed", "ring_seed", "canary_fraction", "congestors",
+    "congestor_measurements", "congestor_iterations", "tests", "time_limit_s", "loops",
+    "verbose", "nics_per_node", "emulated_nodes", "converge", "congestor_sweep", "repeat",
+    "congestor_bytes", "placement", "output_dir", "json", NULL};
+
+int option_keys(const char *const *pinned, const char **keys, int max)
+{
+    int n = 0;
+    for (int i = 0; pinned[i] && n < max; i++)
+        keys[n++] = pinned[i];
+    for (int i = 0; i < option_table_count && n < max; i++) {
+        const char *key = option_table[i].key;
+        int seen = !key;
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(keys[k], key) == 0;
+        if (!seen)
+            keys[n++] = key;
+    }
+    return n;
+}
+
+int option_program_bit(program_t program)
+{
+    return program == PROGRAM_NETWORK_TEST        ? OPT_NT
+           : program == PROGRAM_NETWORK_LOAD_TEST ? OPT_LT
+                                                  : OPT_NC;
+}
+
+const opt_row_t *option_find(const char *name)
+{
+    for (int i = 0; i < option_table_count; i++)
+        if (!option_table[i].variant && strcmp(option_table[i].name, name) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+const opt_row_t *option_by_key(const char *key)
+{
+    for (int i = 0; i < option_table_count; i++)
+        if (option_table[i].key && strcmp(option_table[i].key, key) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+const opt_row_t *option_lookup(const char *name, program_t program)
+{
+    const opt_row_t *any = NULL;
+    for (int i = 0; i < option_table_count; i++) {
+        const opt_row_t *r = &option_table[i];
+        if (strcmp(r->name, name) != 0 && !(r->alias && strcmp(r->alias, name) == 0))
+            continue;
+        if (r->scope & option_program_bit(program))
+            return r;
+        if (!any)
+            any = r;
+    }
+    return any;
+}
+
+int option_scope(const char *name)
+{
+    int scope = 0;
+    for (int i = 0; i < option_table_count; i++)
+        if (strcmp(option_table[i].name, name) == 0 ||
+            (option_table[i].alias && strcmp(option_table[i].alias, name) == 0))
+            scope |= option_table[i].scope;
+    return scope;
+}
+
+void *option_field(const options_t *o, const opt_row_t *row)
+{
+    return (char *)o + row->field;
+}
+
+int option_differs(const options_t *o, const opt_row_t *row)
+{
+    const void *f = option_field(o, row);
+    if (row->given != OPT_NO_FIELD && row->keyword)
+        return *(const int *)((const char *)o + row->given); /* --seed: any value */
+    switch (row->type) {
+    case OT_FLAG:
+    case OT_INT:
+    case OT_CHOICE:
+        return *(const int *)f != (int)row->def;
+    case OT_LONG:
+        return *(const long *)f != (long)row->def;
+    case OT_U64:
+        return *(const uint64_t *)f != (uint64_t)row->def;
+    case OT_DOUBLE:
+        return *(const double *)f != row->def;
+    case OT_PATH:
+        return strcmp((const char *)f, row->def_text ? row->def_text : "") != 0;
+    default:
+        return 0;
+    }
+}
