@@ -1,7 +1,7 @@
 /* Canary (measured) kernels: the interface and the table of all of them.
  *
  * A kernel is one small file defining a canary_kernel_t; adding one means
- * that file plus one entry in canary_table.c. The loops around it (random
+ * that file plus one row in canary_table.c (docs/design.md#adding-a-kernel). The loops around it (random
  * ring or collective, timeout, timers, statistics) are in measure_loop.c. */
 #ifndef GPCNET_CANARY_H
 #define GPCNET_CANARY_H

@@ -3,11 +3,12 @@
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
-static void *setup(MPI_Comm comm)
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    return congestor_state_new(comm, (size_t)n * CONGESTOR_DOUBLES, (size_t)n * CONGESTOR_DOUBLES);
+    size_t doubles = (size_t)n * (size_t)p->message_doubles;
+    return congestor_state_new(comm, p, doubles, doubles);
 }
 
 static void iterate(void *state)
@@ -22,8 +23,8 @@ static void iterate(void *state)
             dst = (s->rank + i) % s->n;
             src = (s->rank - i + s->n) % s->n;
         }
-        MPI_Sendrecv(s->send + (size_t)i * CONGESTOR_DOUBLES, CONGESTOR_DOUBLES, MPI_DOUBLE, dst,
-                     987, s->recv + (size_t)i * CONGESTOR_DOUBLES, CONGESTOR_DOUBLES, MPI_DOUBLE,
+        MPI_Sendrecv(s->send + (size_t)i * s->msg, s->msg, MPI_DOUBLE, dst,
+                     987, s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE,
                      src, 987, s->comm, MPI_STATUS_IGNORE);
     }
 }
@@ -32,7 +33,7 @@ static void iterate(void *state)
 static double bytes(void *state)
 {
     congestor_state_t *s = state;
-    return (double)CONGESTOR_DOUBLES * sizeof(double) * (s->n - 1);
+    return (double)s->msg * sizeof(double) * (s->n - 1);
 }
 
 const congestor_kernel_t a2a = {

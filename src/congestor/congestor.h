@@ -1,7 +1,8 @@
 /* Congestor kernels: the interface and the table of all of them.
  *
  * All use 4 KiB messages (docs/method.md#congestors) except DL Allreduce (6.25 MiB). A new
- * congestor is one small file plus one entry in congestor_table.c. */
+ * congestor is one small file plus one row in congestor_table.c
+ * (docs/design.md#adding-a-kernel). */
 #ifndef GPCNET_CONGESTOR_H
 #define GPCNET_CONGESTOR_H
 
@@ -10,13 +11,25 @@
 
 #include "infra/stats.h"
 
-/* Message size of the 4 KiB congestors in doubles: 512 (docs/method.md#congestors) unless
- * --congestor-bytes sets it, once, before any congestor is set up. */
-extern int congestor_message_doubles;
-#define CONGESTOR_DOUBLES congestor_message_doubles
 #define CONGESTOR_DEFAULT_DOUBLES 512
 #define CONGESTOR_BASE_ITERATIONS 512
 #define CONGESTOR_MEASUREMENTS 256
+
+/* What every congestor kernel is given at set-up: the settings of the run
+ * that shape its traffic, resolved once from the options (run_config.h).
+ * A kernel reads them in setup and keeps what it needs in its state; there
+ * is no global kernel setting. Room for later settings (e.g. a burst shape:
+ * on and off periods, or a list of message sizes) is here: add a field,
+ * give it its default in CONGESTOR_PARAMS_DEFAULT, and the kernels that
+ * use it read it in setup. */
+typedef struct {
+    /* Doubles per message of the 4 KiB congestors: 512
+     * (docs/method.md#congestors) unless --congestor-bytes sets it. */
+    int message_doubles;
+} congestor_params_t;
+
+#define CONGESTOR_PARAMS_DEFAULT \
+    ((congestor_params_t){.message_doubles = CONGESTOR_DEFAULT_DOUBLES})
 
 typedef struct congestor_kernel {
     const char *id;   /* option and JSON name */
@@ -24,7 +37,7 @@ typedef struct congestor_kernel {
     int default_mix;  /* one of the four of the default mix */
     /* Iterations per measurement on a communicator of n ranks. */
     int (*iterations_for)(int base, int n);
-    void *(*setup)(MPI_Comm comm);
+    void *(*setup)(MPI_Comm comm, const congestor_params_t *p);
     void (*teardown)(void *state);
     void (*pass_begin)(void *state); /* NULL when not needed */
     void (*pass_end)(void *state);
@@ -39,7 +52,8 @@ extern const int congestor_kernel_count;
 
 /* The printed name with the message size in use: "Alltoall (4096 B)"
  * becomes "Alltoall (65536 B)" under --congestor-bytes 65536. */
-void congestor_display_name(const congestor_kernel_t *k, char *buf, size_t len);
+void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
+                            size_t len);
 
 /* 512 up to 32 ranks, then max(1, 512 * 32 / n). */
 int congestor_scaled_iterations(int base, int n);

@@ -7,10 +7,12 @@
 #include "infra/fatal.h"
 #include "infra/rma_window.h"
 
-congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_t recv_doubles)
+congestor_state_t *congestor_state_new(MPI_Comm comm, const congestor_params_t *p,
+                                       size_t send_doubles, size_t recv_doubles)
 {
     congestor_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = comm;
+    s->msg = p->message_doubles;
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->n);
     /* Communication buffers from MPI_Alloc_mem, as the reference (under
@@ -57,5 +59,5 @@ void congestor_unlock_root(void *state)
 double congestor_bytes_if_not_root(void *state)
 {
     congestor_state_t *s = state;
-    return s->rank == 0 ? 0.0 : CONGESTOR_DOUBLES * sizeof(double);
+    return s->rank == 0 ? 0.0 : s->msg * sizeof(double);
 }

@@ -6,17 +6,21 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "congestor/congestor.h"
+
 typedef struct {
     MPI_Comm comm;
     int rank, n;
+    int msg; /* doubles per message (congestor_params_t) */
     double *send, *recv;
     MPI_Request *req;
     MPI_Win win;
     double *win_base;
 } congestor_state_t;
 
-/* send_doubles / recv_doubles may be 0. */
-congestor_state_t *congestor_state_new(MPI_Comm comm, size_t send_doubles, size_t recv_doubles);
+/* send_doubles / recv_doubles may be 0; the message size comes from p. */
+congestor_state_t *congestor_state_new(MPI_Comm comm, const congestor_params_t *p,
+                                       size_t send_doubles, size_t recv_doubles);
 void congestor_state_free(void *state);
 /* Window of win_doubles on every rank (collective). */
 void congestor_state_window(congestor_state_t *s, size_t win_doubles);

@@ -3,14 +3,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int congestor_message_doubles = CONGESTOR_DEFAULT_DOUBLES;
+/* The table: one row per kernel, naming the congestor_kernel_t its file
+ * defines. The default mix first, in the reference's order, then the
+ * extras; --congestors and --help list them in this order. */
+#define CONGESTOR_TABLE(ROW) \
+    ROW(a2a)                 \
+    ROW(p2p_incast)          \
+    ROW(rma_incast)          \
+    ROW(rma_bcast)           \
+    ROW(dl_allreduce)        \
+    ROW(p2p_bcast)
 
-extern const congestor_kernel_t a2a, p2p_incast, rma_incast, rma_bcast, dl_allreduce, p2p_bcast;
-
-/* The default mix first, in the reference's order, then the extras. */
-const congestor_kernel_t *const congestor_kernels[] = {
-    &a2a, &p2p_incast, &rma_incast, &rma_bcast, &dl_allreduce, &p2p_bcast,
-};
+#define DECLARE(kernel) extern const congestor_kernel_t kernel;
+#define ENTRY(kernel) &kernel,
+CONGESTOR_TABLE(DECLARE)
+const congestor_kernel_t *const congestor_kernels[] = {CONGESTOR_TABLE(ENTRY)};
 const int congestor_kernel_count = sizeof(congestor_kernels) / sizeof(congestor_kernels[0]);
 
 int congestor_scaled_iterations(int base, int n)
@@ -21,16 +28,17 @@ int congestor_scaled_iterations(int base, int n)
     return it < 1 ? 1 : it;
 }
 
-void congestor_display_name(const congestor_kernel_t *k, char *buf, size_t len)
+void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
+                            size_t len)
 {
     const char *published = "(4096 B)";
     const char *at = strstr(k->name, published);
-    if (!at || congestor_message_doubles == CONGESTOR_DEFAULT_DOUBLES) {
+    if (!at || p->message_doubles == CONGESTOR_DEFAULT_DOUBLES) {
         snprintf(buf, len, "%s", k->name);
         return;
     }
     snprintf(buf, len, "%.*s(%ld B)%s", (int)(at - k->name), k->name,
-             (long)congestor_message_doubles * (long)sizeof(double), at + strlen(published));
+             (long)p->message_doubles * (long)sizeof(double), at + strlen(published));
 }
 
 int congestor_unscaled_iterations(int base, int n)

@@ -8,7 +8,11 @@
 
 #define DL_DOUBLES 819200
 
-static void *setup(MPI_Comm comm) { return congestor_state_new(comm, DL_DOUBLES, DL_DOUBLES); }
+/* Its own message size, whatever --congestor-bytes says. */
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
+{
+    return congestor_state_new(comm, p, DL_DOUBLES, DL_DOUBLES);
+}
 
 static void iterate(void *state)
 {

@@ -1,10 +1,7 @@
 #include "congestor/flows.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "infra/comm_mem.h"
 #include "infra/fatal.h"
@@ -14,76 +11,11 @@
 typedef struct {
     MPI_Comm comm;
     int n_out, n_in;
+    int msg;        /* doubles per message */
     int *to, *from; /* ranks in comm */
     double *send, *recv;
     MPI_Request *req;
 } flows_state_t;
-
-static int node_named(const char *names, size_t name_len, int n_nodes, const char *name)
-{
-    for (int i = 0; i < n_nodes; i++)
-        if (strncmp(names + (size_t)i * name_len, name, name_len) == 0)
-            return i;
-    return -1;
-}
-
-int flows_parse(const char *path, const char *names, size_t name_len, int n_nodes, int **pairs,
-                char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "--flows %s: cannot read it: %s", path, strerror(errno));
-        return -1;
-    }
-    int n = 0, cap = 64, line_no = 0;
-    int *p = xmalloc(sizeof(int) * 2 * (size_t)cap);
-    char line[1024];
-    while (fgets(line, sizeof(line), f)) {
-        line_no++;
-        char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (*s == '\0' || *s == '#')
-            continue;
-        char src[256], dst[256], extra[8];
-        int got = sscanf(s, "%255s %255s %7s", src, dst, extra);
-        const char *bad = NULL;
-        int a = -1, b = -1;
-        if (got != 2)
-            bad = "expected two node names, SRC DST";
-        else if ((a = node_named(names, name_len, n_nodes, src)) < 0)
-            bad = "unknown source node";
-        else if ((b = node_named(names, name_len, n_nodes, dst)) < 0)
-            bad = "unknown destination node";
-        else if (a == b)
-            bad = "a node cannot send to itself";
-        if (bad) {
-            snprintf(err, errlen, "--flows %s line %d: %s: %.200s", path, line_no, bad, s);
-            err[strcspn(err, "\n")] = '\0';
-            fclose(f);
-            free(p);
-            return -1;
-        }
-        if (n == cap) {
-            cap *= 2;
-            int *bigger = realloc(p, sizeof(int) * 2 * (size_t)cap);
-            if (!bigger)
-                die("out of memory for %d flows", cap);
-            p = bigger;
-        }
-        p[2 * n] = a;
-        p[2 * n + 1] = b;
-        n++;
-    }
-    fclose(f);
-    if (n == 0) {
-        snprintf(err, errlen, "--flows %s: no flow in it (lines 'SRC DST')", path);
-        free(p);
-        return -1;
-    }
-    *pairs = p;
-    return n;
-}
 
 /* World rank of (node, local), or -1 when that node has no such rank. */
 static int rank_of(int node, int local, const int *node_of_rank, const int *local_of_rank,
@@ -96,10 +28,12 @@ static int rank_of(int node, int local, const int *node_of_rank, const int *loca
 }
 
 void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flows, int my_node,
-                      int my_local, const int *node_of_rank, const int *local_of_rank, int size)
+                      int my_local, const int *node_of_rank, const int *local_of_rank, int size,
+                      const congestor_params_t *p)
 {
     flows_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = comm;
+    s->msg = p->message_doubles;
     s->to = xmalloc(sizeof(int) * (size_t)n_flows);
     s->from = xmalloc(sizeof(int) * (size_t)n_flows);
     MPI_Group wg, cg;
@@ -125,7 +59,7 @@ void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flo
     }
     MPI_Group_free(&wg);
     MPI_Group_free(&cg);
-    size_t bytes = (size_t)CONGESTOR_DOUBLES * sizeof(double);
+    size_t bytes = (size_t)s->msg * sizeof(double);
     s->send = comm_alloc_payload(bytes);
     s->recv = comm_alloc_payload(bytes * (size_t)(s->n_in > 0 ? s->n_in : 1));
     s->req = xcalloc((size_t)(s->n_in + s->n_out + 1), sizeof(MPI_Request));
@@ -145,10 +79,10 @@ static void iterate(void *state)
     flows_state_t *s = state;
     int n = 0;
     for (int i = 0; i < s->n_in; i++)
-        MPI_Irecv(s->recv + (size_t)i * CONGESTOR_DOUBLES, CONGESTOR_DOUBLES, MPI_DOUBLE,
+        MPI_Irecv(s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE,
                   s->from[i], FLOW_TAG, s->comm, &s->req[n++]);
     for (int i = 0; i < s->n_out; i++)
-        MPI_Isend(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, s->to[i], FLOW_TAG, s->comm,
+        MPI_Isend(s->send, s->msg, MPI_DOUBLE, s->to[i], FLOW_TAG, s->comm,
                   &s->req[n++]);
     MPI_Waitall(n, s->req, MPI_STATUSES_IGNORE);
 }
@@ -156,7 +90,7 @@ static void iterate(void *state)
 static double bytes_per_iteration(void *state)
 {
     flows_state_t *s = state;
-    return (double)s->n_out * CONGESTOR_DOUBLES * sizeof(double);
+    return (double)s->n_out * s->msg * sizeof(double);
 }
 
 static void teardown(void *state)

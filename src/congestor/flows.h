@@ -11,20 +11,17 @@
 #include <stddef.h>
 
 #include "congestor/congestor.h"
+#include "congestor/flow_list.h"
 
 extern const congestor_kernel_t flows_kernel;
 
-/* Read "SRC DST" lines (node names; '#' starts a comment) and turn them into
- * node-id pairs. Returns the number of flows, or -1 with a message naming
- * the line in err. names: n_nodes names of name_len bytes. */
-int flows_parse(const char *path, const char *names, size_t name_len, int n_nodes,
-                int **pairs, char *err, size_t errlen);
 
 /* State for my rank: world ranks of my partners, found from the flows and
  * the node map (node_of_rank, local_of_rank over `size` world ranks).
  * comm: the communicator of every rank in a flow (world ranks translated). */
 void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flows, int my_node,
-                      int my_local, const int *node_of_rank, const int *local_of_rank, int size);
+                      int my_local, const int *node_of_rank, const int *local_of_rank, int size,
+                      const congestor_params_t *p);
 /* Is this node in any flow? */
 int flows_involve(const int *pairs, int n_flows, int node);
 

@@ -3,9 +3,9 @@
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
-static void *setup(MPI_Comm comm)
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
-    return congestor_state_new(comm, CONGESTOR_DOUBLES, CONGESTOR_DOUBLES);
+    return congestor_state_new(comm, p, p->message_doubles, p->message_doubles);
 }
 
 static void iterate(void *state)
@@ -13,10 +13,10 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0) {
         for (int i = 1; i < s->n; i++)
-            MPI_Isend(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, i, 987, s->comm, &s->req[i - 1]);
+            MPI_Isend(s->send, s->msg, MPI_DOUBLE, i, 987, s->comm, &s->req[i - 1]);
         MPI_Waitall(s->n - 1, s->req, MPI_STATUSES_IGNORE);
     } else {
-        MPI_Recv(s->recv, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, 987, s->comm, MPI_STATUS_IGNORE);
+        MPI_Recv(s->recv, s->msg, MPI_DOUBLE, 0, 987, s->comm, MPI_STATUS_IGNORE);
     }
 }
 

@@ -3,11 +3,11 @@
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
-static void *setup(MPI_Comm comm)
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    return congestor_state_new(comm, CONGESTOR_DOUBLES, (size_t)n * CONGESTOR_DOUBLES);
+    return congestor_state_new(comm, p, p->message_doubles, (size_t)n * p->message_doubles);
 }
 
 static void iterate(void *state)
@@ -15,11 +15,11 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0) {
         for (int i = 1; i < s->n; i++)
-            MPI_Irecv(s->recv + (size_t)i * CONGESTOR_DOUBLES, CONGESTOR_DOUBLES, MPI_DOUBLE, i,
+            MPI_Irecv(s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE, i,
                       987, s->comm, &s->req[i - 1]);
         MPI_Waitall(s->n - 1, s->req, MPI_STATUSES_IGNORE);
     } else {
-        MPI_Send(s->send, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, 987, s->comm);
+        MPI_Send(s->send, s->msg, MPI_DOUBLE, 0, 987, s->comm);
     }
 }
 

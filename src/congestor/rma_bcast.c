@@ -4,10 +4,10 @@
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
-static void *setup(MPI_Comm comm)
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
-    congestor_state_t *s = congestor_state_new(comm, 0, 0);
-    congestor_state_window(s, CONGESTOR_DOUBLES);
+    congestor_state_t *s = congestor_state_new(comm, p, 0, 0);
+    congestor_state_window(s, p->message_doubles);
     return s;
 }
 
@@ -16,7 +16,7 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0)
         return;
-    MPI_Get(s->win_base, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, 0, CONGESTOR_DOUBLES, MPI_DOUBLE, s->win);
+    MPI_Get(s->win_base, s->msg, MPI_DOUBLE, 0, 0, s->msg, MPI_DOUBLE, s->win);
     MPI_Win_flush(0, s->win);
 }
 

@@ -4,13 +4,13 @@
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
 
-static void *setup(MPI_Comm comm)
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    congestor_state_t *s = congestor_state_new(comm, 0, 0);
+    congestor_state_t *s = congestor_state_new(comm, p, 0, 0);
     /* Twice the slots, as the reference sizes its incast window. */
-    congestor_state_window(s, 2 * (size_t)n * CONGESTOR_DOUBLES);
+    congestor_state_window(s, 2 * (size_t)n * p->message_doubles);
     return s;
 }
 
@@ -19,8 +19,8 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0)
         return;
-    MPI_Put(s->win_base, CONGESTOR_DOUBLES, MPI_DOUBLE, 0, (MPI_Aint)s->rank * CONGESTOR_DOUBLES,
-            CONGESTOR_DOUBLES, MPI_DOUBLE, s->win);
+    MPI_Put(s->win_base, s->msg, MPI_DOUBLE, 0, (MPI_Aint)s->rank * s->msg,
+            s->msg, MPI_DOUBLE, s->win);
     MPI_Win_flush(0, s->win);
 }
 

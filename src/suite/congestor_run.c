@@ -64,7 +64,8 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
                        : "every node running one congestor");
     for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+                               sizeof(name));
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
     if (o->flows[0])
@@ -148,7 +149,8 @@ void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, d
     printf("%s\n", summary_bar);
     for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+                               sizeof(name));
         double one = per_rank(cr, k, cr->bytes[k], t);
         printf("| %31.31s | %12.1f | %12.1f | %12.12s |\n", name, one, one * cr->reporters[k],
                "MiB/s");
@@ -172,7 +174,8 @@ void congestor_run_json(json_writer_t *w, const run_t *run, const void *ctx)
     jw_array_begin(w, "kernels");
     for (int k = 0; k < run->cfg.n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], name, sizeof(name));
+        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+                               sizeof(name));
         jw_object_begin(w, NULL);
         jw_string(w, "kernel", run->cfg.congestors[k]->id);
         jw_string(w, "name", name);

@@ -266,7 +266,8 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_run_t *cr, const int 
         MPI_Comm_size(ro->congestor_comm, &size);
         ro->congestor_active = size >= 2;
         ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
-                                    nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size);
+                                    nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size,
+                                    &run->cfg.congestor_params);
         ro->iterations = flows_kernel.iterations_for(run->cfg.congestor_iterations, size);
     }
     cr->nodes[0] = cr->ranks[0] = 0;

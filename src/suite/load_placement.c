@@ -71,7 +71,8 @@ void load_check_node_count(run_t *run)
                  "congestor, %d congestor(s), canary fraction %g); found %d nodes (%d ranks). "
                  "Run on more nodes, emulate nodes with --emulate-nodes K, or choose fewer "
                  "--congestors.\n",
-                 min_nodes, run->cfg.n_congestors, o->canary_fraction, run->nodes.n_nodes, run->size);
+                 min_nodes, run->cfg.n_congestors, o->canary_fraction, run->nodes.n_nodes,
+                 run->size);
     }
     if (colocated && run->nodes.ppn_min < 2)
         exit_all(1,

@@ -9,7 +9,7 @@
 static void congestor_setup(void *arg)
 {
     roles_t *ro = arg;
-    ro->state = ro->setup_kernel->setup(ro->congestor_comm);
+    ro->state = ro->setup_kernel->setup(ro->congestor_comm, ro->setup_params);
 }
 
 void roles_build(run_t *run, roles_t *ro, int only_kernel)
@@ -44,7 +44,8 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
      * list, so all slices of a kernel have their root on the same node. */
     ro->kernel = !ro->is_congestor ? -1 : only_kernel >= 0 ? only_kernel
                                                             : p->kernel_of_node[nd->my_node];
-    int color = ro->is_congestor ? congestor_slice * run->cfg.n_congestors + ro->kernel : MPI_UNDEFINED;
+    int color =
+        ro->is_congestor ? congestor_slice * run->cfg.n_congestors + ro->kernel : MPI_UNDEFINED;
     MPI_Comm_split(run->world, color, pos, &ro->congestor_comm);
     MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
                    &ro->kernel_comm);
@@ -56,6 +57,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
         const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
         if (ro->congestor_active) {
             ro->setup_kernel = k;
+            ro->setup_params = &run->cfg.congestor_params;
             ro->iterations = k->iterations_for(run->cfg.congestor_iterations, n);
             turn = color;
         }

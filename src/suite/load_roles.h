@@ -18,6 +18,7 @@ typedef struct {
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
     const congestor_kernel_t *setup_kernel;
+    const congestor_params_t *setup_params;
 } roles_t;
 
 /* Collective over world. only_kernel >= 0: every congestor rank runs that

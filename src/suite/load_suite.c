@@ -39,7 +39,7 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
             continue;
         result_t *r = xmalloc(sizeof(*r));
         if (holder) {
-            result_for_congestor(r, run->cfg.congestors[k]);
+            result_for_congestor(r, run->cfg.congestors[k], &run->cfg.congestor_params);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
             r->wall_s = wall_s;
@@ -60,7 +60,8 @@ static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
     congestor_pass_stop_t stop = {run->opt.converge, NULL};
     congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc);
+                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop,
+                   acc);
 }
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
@@ -112,8 +113,8 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->cfg.tests[t], run->cfg.limits[t], run->opt.time_limit, run->opt.converge,
-                       ro->canary_slice, ro->canary_slice_index, ro->canary_test,
+        canary_measure(run->cfg.tests[t], run->cfg.limits[t], run->opt.time_limit,
+                       run->opt.converge, ro->canary_slice, ro->canary_slice_index, ro->canary_test,
                        run->opt.ring_seed, acc);
     load_sync_canaries_done(sync);
 }
@@ -216,7 +217,8 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
         snprintf(table, sizeof(table), "loaded");
         snprintf(title, sizeof(title), "Network Tests running with Congestion Tests");
     } else {
-        congestor_display_name(run->cfg.congestors[cell], cell_name, sizeof(cell_name));
+        congestor_display_name(run->cfg.congestors[cell], &run->cfg.congestor_params, cell_name,
+                               sizeof(cell_name));
         snprintf(cell_id, sizeof(cell_id), "%s:", run->cfg.congestors[cell]->id);
         snprintf(table, sizeof(table), "loaded_by:%s", run->cfg.congestors[cell]->id);
         snprintf(title, sizeof(title), "Network Tests running with %s Only", cell_name);
@@ -287,7 +289,8 @@ int network_load_test_main(int argc, char **argv)
         run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
     }
     int cells = o->congestor_sweep ? run.cfg.n_congestors : 0;
-    int steps = o->repeat * ((2 + cells) * run.cfg.n_tests + (o->verbose ? run.cfg.n_congestors : 0));
+    int steps =
+        o->repeat * ((2 + cells) * run.cfg.n_tests + (o->verbose ? run.cfg.n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
     uint64_t first_seed = run.seed;
     for (run.repetition = 1; run.repetition <= o->repeat; run.repetition++) {

@@ -56,6 +56,8 @@ static int select_congestors(run_config_t *c, const options_t *o)
     c->n_congestors = n;
     c->congestor_measurements =
         o->congestor_measurements > 0 ? (int)o->congestor_measurements : CONGESTOR_MEASUREMENTS;
+    c->congestor_params = CONGESTOR_PARAMS_DEFAULT;
+    c->congestor_params.message_doubles = (int)(o->congestor_bytes / (long)sizeof(double));
     c->congestor_iterations =
         o->congestor_iterations > 0 ? (int)o->congestor_iterations : CONGESTOR_BASE_ITERATIONS;
     return same && n == n_default;

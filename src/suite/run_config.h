@@ -20,6 +20,7 @@ typedef struct {
     int weights[OPT_MAX_LIST];
     int congestor_measurements;
     int congestor_iterations;
+    congestor_params_t congestor_params; /* given to every congestor's setup */
 
     int official_default;
     char non_default[512]; /* comma-separated setting names */

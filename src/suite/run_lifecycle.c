@@ -68,7 +68,6 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
 
     run_config_resolve(&run->cfg, &run->opt, program);
-    congestor_message_doubles = (int)(run->opt.congestor_bytes / (long)sizeof(double));
     run->repetition = 1;
 
     unsigned long long seed = run->opt.seed;

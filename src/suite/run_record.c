@@ -118,11 +118,12 @@ void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim)
     r->iterations = lim.iterations;
 }
 
-void result_for_congestor(result_t *r, const congestor_kernel_t *k)
+void result_for_congestor(result_t *r, const congestor_kernel_t *k,
+                          const congestor_params_t *p)
 {
     memset(r, 0, sizeof(*r));
     snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
-    congestor_display_name(k, r->name, sizeof(r->name));
+    congestor_display_name(k, p, r->name, sizeof(r->name));
     snprintf(r->unit, sizeof(r->unit), "MiB/s/rank");
     r->higher_is_better = 1;
     r->rings = 1;

@@ -26,6 +26,7 @@ void run_record_free(run_t *run);
 
 /* Result skeleton for a canary or congestor (name, unit, direction). */
 void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim);
-void result_for_congestor(result_t *r, const congestor_kernel_t *k);
+void result_for_congestor(result_t *r, const congestor_kernel_t *k,
+                          const congestor_params_t *p);
 
 #endif

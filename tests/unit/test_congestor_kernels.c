@@ -34,7 +34,8 @@ int main(void)
     CHECK(strcmp(dl->name, "Allreduce (6553600 B)") == 0);
 
     /* Bytes per iteration behind the bandwidth. */
-    congestor_state_t root = {.rank = 0, .n = 5}, other = {.rank = 3, .n = 5};
+    congestor_state_t root = {.rank = 0, .n = 5, .msg = CONGESTOR_DEFAULT_DOUBLES},
+                      other = {.rank = 3, .n = 5, .msg = CONGESTOR_DEFAULT_DOUBLES};
     CHECK(a2a->bytes_per_iteration(&other) == 4096.0 * 4);
     CHECK(a2a->bytes_per_iteration(&root) == 4096.0 * 4);
     CHECK(dl->bytes_per_iteration(&other) == 2.0 * 6553600);
@@ -62,5 +63,21 @@ int main(void)
     CHECK(rb->iterations_for(64, 4096) == 64);
     CHECK(dl->iterations_for(512, 40) == (int)(512.0 / (1.0 + log(40.0 / 32.0))));
     CHECK(dl->iterations_for(512, 64) == 302); /* 512 / (1 + ln 2) */
+
+    /* The message size is a set-up parameter, not a global: a state made
+     * for 64 KiB messages counts 64 KiB, and the printed name says so. */
+    congestor_state_t big = {.rank = 3, .n = 5, .msg = 8192};
+    CHECK(a2a->bytes_per_iteration(&big) == 65536.0 * 4);
+    CHECK(pi->bytes_per_iteration(&big) == 65536.0);
+    CHECK(dl->bytes_per_iteration(&big) == 2.0 * 6553600);
+    congestor_params_t p = CONGESTOR_PARAMS_DEFAULT;
+    char name[80];
+    congestor_display_name(a2a, &p, name, sizeof(name));
+    CHECK(strcmp(name, "Alltoall (4096 B)") == 0);
+    p.message_doubles = 8192;
+    congestor_display_name(a2a, &p, name, sizeof(name));
+    CHECK(strcmp(name, "Alltoall (65536 B)") == 0);
+    congestor_display_name(dl, &p, name, sizeof(name));
+    CHECK(strcmp(name, "Allreduce (6553600 B)") == 0);
     return check_report("test_congestor_kernels");
 }
