@@ -10,10 +10,12 @@
 
 #include "suite/option_table.h"
 
+/* What the run resolved, written in a key's place instead of the row's
+ * value (NULL: the row's value, by its type). */
 typedef struct {
     const char *key;
-    void (*show)(const run_t *run);                   /* settings line(s), or NULL */
-    void (*config)(json_writer_t *w, const run_t *run); /* config entries, or NULL */
+    void (*show)(const run_t *run);                     /* settings line(s) */
+    void (*config)(json_writer_t *w, const run_t *run); /* config entries */
 } hook_t;
 
 static int is_load(const run_t *run)
@@ -241,10 +243,9 @@ void options_print_settings(const run_t *run)
     for (int k = 0; k < n; k++) {
         const hook_t *h = hook_of(keys[k]);
         const opt_row_t *r = option_by_key(keys[k]);
-        if (h) {
-            if (h->show)
-                h->show(run);
-        } else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
+        if (h && h->show)
+            h->show(run);
+        else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
                    (!r->show_set || option_differs(&run->opt, r))) {
             show_row(r, &run->opt);
         }
@@ -293,12 +294,10 @@ void options_write_config(json_writer_t *w, const run_t *run)
     for (int k = 0; k < n; k++) {
         const hook_t *h = hook_of(keys[k]);
         const opt_row_t *r = option_by_key(keys[k]);
-        if (h) {
-            if (h->config)
-                h->config(w, run);
-        } else if (r) {
+        if (h && h->config)
+            h->config(w, run);
+        else if (r)
             config_row(w, r, &run->opt, run->program);
-        }
     }
     jw_object_end(w);
 }

@@ -1,0 +1,267 @@
+/* The option table itself: every row parses a good value and refuses one
+ * past its limits, the defaults come from the table, --help lists every
+ * option, the official-default check names every measurement option, and
+ * the settings lines and JSON config carry every recorded option. Links
+ * the MPI core for the kernel tables and run_t; calls no MPI. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "suite/option_report.h"
+#include "suite/option_table.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char *test_ids[OPT_MAX_LIST], *cong_ids[OPT_MAX_LIST];
+static name_catalog_t tests, congs;
+static const program_t programs[] = {PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST,
+                                     PROGRAM_NETWORK_CONGESTOR};
+
+/* A value the row accepts (its lower limit, or the first name) and one it
+ * refuses (past its upper limit), or NULL when there is none. */
+static void values(const opt_row_t *r, char *good, char *bad, size_t len)
+{
+    bad[0] = '\0';
+    switch (r->type) {
+    case OT_TESTS:
+        snprintf(good, len, "%s", test_ids[1]);
+        snprintf(bad, len, "no_such_test");
+        break;
+    case OT_CONGESTORS:
+        snprintf(good, len, "%s:3", cong_ids[1]);
+        snprintf(bad, len, "%s:0", cong_ids[1]);
+        break;
+    case OT_CHOICE:
+        snprintf(good, len, "%s", r->choices[1]);
+        snprintf(bad, len, "%s-not", r->choices[0]);
+        break;
+    case OT_PATH:
+        snprintf(good, len, "some/path");
+        break;
+    case OT_FLAG:
+        good[0] = '\0';
+        break;
+    case OT_DOUBLE:
+        snprintf(good, len, "%.17g", r->hi_open ? r->hi / 2 : r->hi);
+        snprintf(bad, len, "%.17g", r->hi * 2 + 1);
+        break;
+    default:
+        snprintf(good, len, "%ld", (long)r->hi);
+        snprintf(bad, len, "%ld", (long)r->hi + 1);
+    }
+}
+
+static opt_status_t parse2(options_t *o, program_t p, const char *a, const char *b, char *err)
+{
+    char *argv[] = {"prog", (char *)a, (char *)b, NULL};
+    return options_parse(o, p, b ? 3 : 2, argv, &tests, &congs, err, 512);
+}
+
+static void every_row_parses(void)
+{
+    char good[64], bad[64], err[512];
+    options_t o, d;
+    for (int i = 0; i < option_table_count; i++) {
+        const opt_row_t *row = &option_table[i];
+        const opt_row_t *r = row->variant ? option_find(row->name) : row;
+        CHECK(r != NULL && row->help && row->help[0]);
+        if (!r || r->type == OT_HELP || r->type == OT_VERSION)
+            continue;
+        for (int p = 0; p < 3; p++) {
+            if (!(row->scope & option_program_bit(programs[p])))
+                continue;
+            values(r, good, bad, sizeof(good));
+            options_defaults(&d, programs[p]);
+            opt_status_t st = parse2(&o, programs[p], row->name, r->metavar ? good : NULL, err);
+            if (st != OPT_RUN)
+                fprintf(stderr, "%s %s: %s\n", row->name, good, err);
+            CHECK(st == OPT_RUN);
+            /* The value landed in the row's field. */
+            CHECK(memcmp(option_field(&o, r), option_field(&d, r), 8) != 0 ||
+                  r->type == OT_TESTS || r->type == OT_CONGESTORS);
+            if (r->type == OT_TESTS)
+                CHECK(o.n_tests == 1 && o.tests[0] == 1);
+            if (r->type == OT_CONGESTORS)
+                CHECK(o.n_congestors == 1 && o.congestor_weights[0] == 3);
+            if (bad[0]) {
+                CHECK(parse2(&o, programs[p], row->name, bad, err) == OPT_ERROR);
+                if (strncmp(err, row->name, strlen(row->name)) != 0)
+                    fprintf(stderr, "%s %s: %s\n", row->name, bad, err);
+                CHECK(strncmp(err, row->name, strlen(row->name)) == 0);
+            }
+            if (row->alias)
+                CHECK(parse2(&o, programs[p], row->alias, NULL, err) == OPT_RUN);
+        }
+        /* Outside its programs it is refused, naming them. */
+        for (int p = 0; p < 3; p++)
+            if (!(option_scope(row->name) & option_program_bit(programs[p]))) {
+                CHECK(parse2(&o, programs[p], row->name, "1", err) == OPT_ERROR);
+                CHECK(strstr(err, " applies to ") != NULL);
+            }
+    }
+}
+
+static void defaults_from_the_table(void)
+{
+    options_t o;
+    for (int p = 0; p < 3; p++) {
+        options_defaults(&o, programs[p]);
+        for (int i = 0; i < option_table_count; i++) {
+            const opt_row_t *r = &option_table[i];
+            if (r->variant || r->field == OPT_NO_FIELD || r->type == OT_TESTS ||
+                r->type == OT_CONGESTORS)
+                continue;
+            CHECK(!option_differs(&o, r));
+            /* A default inside the limits is accepted by them; outside
+             * (-1, 0) it means "not given". */
+            if (r->type == OT_DOUBLE || r->type == OT_LONG || r->type == OT_INT)
+                CHECK((r->def >= r->lo && r->def <= r->hi) || r->def == -1 || r->def == 0);
+        }
+    }
+    /* Defaults that the kernels also know: the same numbers. */
+    CHECK(option_find("--congestor-bytes")->def == CONGESTOR_DEFAULT_DOUBLES * sizeof(double));
+    CHECK(strstr(option_find("--congestor-measurements")->help, STR(CONGESTOR_MEASUREMENTS)));
+    const opt_row_t *iter = NULL;
+    for (int i = 0; i < option_table_count; i++)
+        if (strcmp(option_table[i].name, "--congestor-iterations") == 0 && option_table[i].variant)
+            iter = &option_table[i];
+    CHECK(iter && strstr(iter->help, STR(CONGESTOR_BASE_ITERATIONS)));
+}
+
+static void help_lists_every_option(void)
+{
+    static char usage[16384];
+    for (int p = 0; p < 3; p++) {
+        options_usage(programs[p], &tests, &congs, usage, sizeof(usage));
+        int bit = option_program_bit(programs[p]);
+        for (int i = 0; i < option_table_count; i++) {
+            const opt_row_t *r = &option_table[i];
+            char col[96];
+            snprintf(col, sizeof(col), "%s%s%s ", r->name, r->metavar ? " " : "",
+                     r->metavar ? r->metavar : "");
+            CHECK(!strstr(usage, col) == !(option_scope(r->name) & bit));
+        }
+        for (char *line = usage; line; line = strchr(line, '\n')) {
+            line += *line == '\n';
+            size_t n = strcspn(line, "\n");
+            CHECK(n <= 80);
+            if (!line[n])
+                break;
+        }
+    }
+}
+
+static void official_check(void)
+{
+    options_t o;
+    char err[512], names[512];
+    options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    CHECK(names[0] == '\0');
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 0, 0, names, 512) == 2);
+    CHECK(strcmp(names, "tests, congestors") == 0);
+    /* Every official row, changed alone, is named by its key. */
+    for (int i = 0; i < option_table_count; i++) {
+        const opt_row_t *r = &option_table[i];
+        char good[64], bad[64];
+        if (r->variant || !r->official || r->type == OT_TESTS || r->type == OT_CONGESTORS)
+            continue;
+        values(r, good, bad, sizeof(good));
+        CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, r->name, r->metavar ? good : NULL, err) ==
+              OPT_RUN);
+        CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 1);
+        CHECK(strcmp(names, r->key) == 0);
+    }
+    /* Giving the default value keeps a run official; the seed is the
+     * exception: its default is the clock. */
+    CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, "--time-limit", "10", err) == OPT_RUN);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, "--seed", "time", err) == OPT_RUN);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    /* network_congestor places no canaries: its seed changes no measurement. */
+    CHECK(parse2(&o, PROGRAM_NETWORK_CONGESTOR, "--seed", "4", err) == OPT_RUN);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_CONGESTOR, 1, 1, names, 512) == 0);
+}
+
+/* The text a call writes to stdout. */
+static char *captured(void (*write)(const run_t *), const run_t *run, json_writer_t *w)
+{
+    static char text[16384];
+    FILE *f = tmpfile();
+    if (w) {
+        jw_init(w, f);
+        jw_object_begin(w, NULL);
+        options_write_config(w, run);
+        jw_object_end(w);
+    } else {
+        fflush(stdout);
+        int saved = dup(1);
+        dup2(fileno(f), 1);
+        write(run);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    }
+    rewind(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void settings_and_config_carry_every_option(void)
+{
+    static run_t run;
+    char err[512], key[96];
+    json_writer_t w;
+    for (int p = 0; p < 3; p++) {
+        memset(&run, 0, sizeof(run));
+        run.program = programs[p];
+        CHECK(options_parse(&run.opt, programs[p], 1, (char *[]){"prog", NULL}, &tests, &congs,
+                            err, 512) == OPT_RUN);
+        run.opt.congestor_sweep = 1; /* shown only when set */
+        run.opt.converge = 0.5;
+        run_config_resolve(&run.cfg, &run.opt, programs[p]);
+        run.nodes.ppn_max = run.nodes.ppn_min = 1;
+        static char config[16384];
+        snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
+        const char *settings = programs[p] == PROGRAM_NETWORK_CONGESTOR
+                                   ? "" : captured(options_print_settings, &run, NULL);
+        int bit = option_program_bit(programs[p]);
+        for (int i = 0; i < option_table_count; i++) {
+            const opt_row_t *r = &option_table[i];
+            if (r->variant || !r->key)
+                continue;
+            snprintf(key, sizeof(key), "\"%s\": ", r->key);
+            if (r->config & bit) {
+                if (!strstr(config, key))
+                    fprintf(stderr, "config lacks %s\n", key);
+                CHECK(strstr(config, key) != NULL);
+            }
+            snprintf(key, sizeof(key), "   %s = ", r->label ? r->label : "");
+            if (r->label && (option_scope(r->name) & bit) && bit != OPT_NC)
+                CHECK(strstr(settings, key) != NULL);
+        }
+        CHECK(strstr(config, "\"official_default\": false") != NULL);
+    }
+}
+
+int main(void)
+{
+    for (int i = 0; i < canary_kernel_count; i++)
+        test_ids[i] = canary_kernels[i]->id;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        cong_ids[i] = congestor_kernels[i]->id;
+    tests = (name_catalog_t){test_ids, canary_kernel_count};
+    congs = (name_catalog_t){cong_ids, congestor_kernel_count};
+    every_row_parses();
+    defaults_from_the_table();
+    help_lists_every_option();
+    official_check();
+    settings_and_config_carry_every_option();
+    return check_report("test_option_table");
+}
