@@ -29,6 +29,11 @@ block about the user's own files) instead of a copy of the repository;
 given=NAME[:STEM],...: real results documents are there first under these
 names (STEM: a file of tests/python/fixtures/real, network_load_test by
 default). In a `console` block only the lines after `$ ` are run.
+
+What a block prints, where the document shows it, is checked: the lines a
+`console` block shows after its commands, and an output block marked
+`of=ID` for the block ID, must appear in that order in what it printed
+(a line `...` stands for any lines).
 """
 from __future__ import annotations
 
@@ -139,6 +144,25 @@ def script(block: Block) -> str:
             typed.append(line[2:] if line.startswith("$ ") and not more else line)
             more = line.endswith("\\")
     return "\n".join(typed) + "\n"
+
+
+def shown_output(block: Block) -> list:
+    """The lines a block shows as printed: a console block's lines that are
+    not typed, an output block's lines; `...` and blank lines left out."""
+    lines, more = [], False
+    for line in block.text.split("\n"):
+        typed = block.lang == "console" and (line.startswith("$ ") or more)
+        more = typed and line.endswith("\\")
+        if not typed and line.strip() and line.strip() != "...":
+            lines.append(line.rstrip())
+    return lines
+
+
+def in_order(expected: list, printed: str) -> list:
+    """The expected lines that are not found, in order, among the printed
+    ones (empty when all are)."""
+    got = iter(line.rstrip() for line in printed.split("\n"))
+    return [line for line in expected if not any(line == g for g in got)]
 
 
 def all_blocks() -> list:

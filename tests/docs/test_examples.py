@@ -148,6 +148,13 @@ def test_example_runs_as_written(block, tmp_path):
         out, _ = proc.communicate()
         pytest.fail(f"{block.name} ran over {BLOCK_TIMEOUT} s:\n{out[-4000:]}")
     assert proc.returncode == 0, f"{block.name} failed ({proc.returncode}):\n{out[-6000:]}"
+    shown = examples.shown_output(block) if block.lang == "console" else []
+    shown += [line for b in BLOCKS if b.doc == block.doc and b.cls == "output"
+              and block.options.get("id") and b.options.get("of") == block.options["id"]
+              for line in examples.shown_output(b)]
+    missing = examples.in_order(shown, out)
+    assert not missing, (f"{block.name} did not print what the document shows; "
+                         f"missing, in order: {missing}\nprinted:\n{out[-6000:]}")
     if "scratch" in block.options:
         return
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=where,
