@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-targets=(fuzz_options fuzz_histogram fuzz_placement fuzz_json_writer)
+targets=(fuzz_options fuzz_histogram fuzz_placement fuzz_json_writer fuzz_flows)
 for t in "${targets[@]}"; do
     [ -x "$build/tests/fuzz/$t" ] || {
         echo "run.sh: $build/tests/fuzz/$t is not built: scripts/build.sh --fuzz" >&2
@@ -49,6 +49,7 @@ run_one() {
     local t="$1" corpus="$build/corpus/$1" crashes="$build/crashes/$1" log="$build/fuzz-$1.log"
     mkdir -p "$corpus" "$crashes"
     [ "$t" = fuzz_options ] && seed_options "$corpus"
+    [ "$t" = fuzz_flows ] && printf '# flows\nn0 n1\n  n2\tn3\n\nn5 n0\n' >"$corpus/seed-flows"
     local dict=()
     [ "$t" = fuzz_options ] && dict=("-dict=$repo/tests/fuzz/options.dict")
     (cd "$crashes" && "$build/tests/fuzz/$t" "${dict[@]}" -max_total_time="$seconds" \
