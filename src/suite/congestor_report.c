@@ -1,4 +1,4 @@
-#include "suite/congestor_run.h"
+#include "suite/congestor_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #define MIB (1024.0 * 1024.0)
 
-static const char *stop_name(const congestor_run_t *cr)
+static const char *stop_name(const congestor_report_t *cr)
 {
     switch (cr->stop) {
     case STOP_DURATION:
@@ -26,10 +26,10 @@ static const char *stop_name(const congestor_run_t *cr)
     }
 }
 
-void congestor_run_init(run_t *run, congestor_run_t *cr)
+void congestor_report_init(run_t *run, congestor_report_t *cr)
 {
     memset(cr, 0, sizeof(*cr));
-    run_add_json_section(run, (run_json_section_t){congestor_run_json, cr});
+    run_add_json_section(run, (run_json_section_t){congestor_report_json, cr});
     int n = run->cfg.n_congestors;
     cr->bytes = xcalloc((size_t)n, sizeof(double));
     cr->reporters = xcalloc((size_t)n, sizeof(double));
@@ -43,7 +43,7 @@ void congestor_run_init(run_t *run, congestor_run_t *cr)
     }
 }
 
-void congestor_run_free(congestor_run_t *cr)
+void congestor_report_free(congestor_report_t *cr)
 {
     free(cr->bytes);
     free(cr->reporters);
@@ -53,7 +53,7 @@ void congestor_run_free(congestor_run_t *cr)
     free(cr->reports);
 }
 
-void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
+void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
 {
     if (run->rank != 0)
         return;
@@ -94,7 +94,7 @@ void congestor_run_preamble(const run_t *run, const congestor_run_t *cr)
     fflush(stdout);
 }
 
-static void take(congestor_run_t *cr, const run_t *run, const double *sums)
+static void take(congestor_report_t *cr, const run_t *run, const double *sums)
 {
     int n = run->cfg.n_congestors;
     for (int k = 0; k < n; k++) {
@@ -103,13 +103,13 @@ static void take(congestor_run_t *cr, const run_t *run, const double *sums)
     }
 }
 
-static double per_rank(const congestor_run_t *cr, int k, double bytes, double seconds)
+static double per_rank(const congestor_report_t *cr, int k, double bytes, double seconds)
 {
     return cr->reporters[k] > 0.0 && seconds > 0.0 ? bytes / MIB / seconds / cr->reporters[k]
                                                    : NAN;
 }
 
-void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, double t)
+void congestor_report_interval(run_t *run, congestor_report_t *cr, const double *sums, double t)
 {
     take(cr, run, sums);
     double dt = t - cr->last_t;
@@ -121,7 +121,7 @@ void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, d
             if (!cr->reports)
                 die("out of memory for congestor reports");
         }
-        cr->reports[cr->n_reports++] = (congestor_report_t){t, k, mib_s};
+        cr->reports[cr->n_reports++] = (congestor_interval_t){t, k, mib_s};
         printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->cfg.congestors[k]->id, mib_s);
         cr->last_bytes[k] = cr->bytes[k];
     }
@@ -134,7 +134,7 @@ void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, d
 static const char *summary_bar =
     "+---------------------------------+--------------+--------------+--------------+";
 
-void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, double t)
+void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *sums, double t)
 {
     if (sums)
         take(cr, run, sums);
@@ -160,9 +160,9 @@ void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, d
     suite_phase_end(run, "congest", t);
 }
 
-void congestor_run_json(json_writer_t *w, const run_t *run, const void *ctx)
+void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
-    const congestor_run_t *cr = ctx;
+    const congestor_report_t *cr = ctx;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
     if (run->opt.flows[0]) {

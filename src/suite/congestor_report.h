@@ -1,8 +1,8 @@
 /* What network_congestor reports (world rank 0): the preamble, a bandwidth
  * line per kernel every --report-interval, the summary table and the JSON
  * section "congestor_run". */
-#ifndef GPCNET_CONGESTOR_RUN_H
-#define GPCNET_CONGESTOR_RUN_H
+#ifndef GPCNET_CONGESTOR_REPORT_H
+#define GPCNET_CONGESTOR_REPORT_H
 
 #include "infra/json_writer.h"
 #include "suite/run_context.h"
@@ -13,9 +13,9 @@ typedef struct {
     double t;     /* seconds since congesting began */
     int kernel;
     double mib_s; /* MiB/s per reporting rank over the interval */
-} congestor_report_t;
+} congestor_interval_t;
 
-typedef struct congestor_run {
+typedef struct congestor_report {
     congestor_stop_t stop;
     int signal;
     double waited_s;  /* for --start-file */
@@ -28,18 +28,18 @@ typedef struct congestor_run {
     double last_t;
     double *last_bytes; /* [kernel] at the previous report */
     int n_reports, cap_reports;
-    congestor_report_t *reports;
-} congestor_run_t;
+    congestor_interval_t *reports;
+} congestor_report_t;
 
-void congestor_run_init(run_t *run, congestor_run_t *cr);
-void congestor_run_free(congestor_run_t *cr);
-void congestor_run_preamble(const run_t *run, const congestor_run_t *cr);
+void congestor_report_init(run_t *run, congestor_report_t *cr);
+void congestor_report_free(congestor_report_t *cr);
+void congestor_report_preamble(const run_t *run, const congestor_report_t *cr);
 /* Rank 0: sums = [bytes per kernel, reporting ranks per kernel]. */
-void congestor_run_report(run_t *run, congestor_run_t *cr, const double *sums, double t);
+void congestor_report_interval(run_t *run, congestor_report_t *cr, const double *sums, double t);
 /* Rank 0: the summary and the final JSON (sums NULL: never started). */
-void congestor_run_finish(run_t *run, congestor_run_t *cr, const double *sums, double t);
-/* The JSON member "congestor_run" (congestor_run_init adds it to the
+void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *sums, double t);
+/* The JSON member "congestor_run" (congestor_report_init adds it to the
  * results document). */
-void congestor_run_json(json_writer_t *w, const run_t *run, const void *cr);
+void congestor_report_json(json_writer_t *w, const run_t *run, const void *cr);
 
 #endif

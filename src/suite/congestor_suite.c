@@ -25,7 +25,7 @@
 #include "infra/agree.h"
 #include "infra/fatal.h"
 #include "infra/report.h"
-#include "suite/congestor_run.h"
+#include "suite/congestor_report.h"
 #include "suite/load_roles.h"
 #include "suite/suites.h"
 
@@ -59,7 +59,7 @@ static void check_file_dir(run_t *run, const char *option, const char *path)
 static int file_exists(const char *path) { return path[0] && access(path, F_OK) == 0; }
 
 /* Rank 0 waits for --start-file (or a stop) and tells everyone. */
-static int wait_for_start(run_t *run, congestor_run_t *cr)
+static int wait_for_start(run_t *run, congestor_report_t *cr)
 {
     int go = 1;
     if (!run->opt.start_file[0])
@@ -107,7 +107,7 @@ static void ticks_post(ticks_t *tk, double bytes, int kernel)
 
 /* One report at a time: the next tick is posted once the previous one is
  * reduced, so a slow rank delays reports, never the congestion. */
-static void ticks_progress(run_t *run, congestor_run_t *cr, ticks_t *tk, double now,
+static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, double now,
                            double bytes, int kernel, int wait)
 {
     if (tk->posted > tk->done) {
@@ -120,7 +120,7 @@ static void ticks_progress(run_t *run, congestor_run_t *cr, ticks_t *tk, double 
             return;
         tk->done++;
         if (run->rank == 0)
-            congestor_run_report(run, cr, tk->sum, tk->done * run->opt.report_interval);
+            congestor_report_interval(run, cr, tk->sum, tk->done * run->opt.report_interval);
     }
     if (!wait && now >= tk->next_tick) {
         tk->next_tick += run->opt.report_interval;
@@ -133,7 +133,7 @@ static void ticks_progress(run_t *run, congestor_run_t *cr, ticks_t *tk, double 
  * congestor communicator then agree (a non-blocking MIN, infra/agree.h, as
  * the load test does) to stop after the same round, so no message is left
  * unmatched. */
-static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
+static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
 {
     const options_t *o = &run->opt;
     const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
@@ -221,7 +221,7 @@ static void congest(run_t *run, roles_t *ro, congestor_run_t *cr)
     tk.mine[ro->kernel] = bytes;
     MPI_Reduce(tk.mine, tk.sum, tk.len, MPI_DOUBLE, MPI_SUM, 0, run->world);
     if (run->rank == 0)
-        congestor_run_finish(run, cr, tk.sum, elapsed);
+        congestor_report_finish(run, cr, tk.sum, elapsed);
     MPI_Comm_free(&stop_comm);
     MPI_Comm_free(&tk.comm);
     free(tk.mine);
@@ -252,7 +252,7 @@ static int read_flows(run_t *run, int **pairs)
 
 /* The ranks of every node in a flow form one communicator: they agree on
  * the stop together, so every message of a round is matched. */
-static void flows_roles(run_t *run, roles_t *ro, congestor_run_t *cr, const int *pairs, int n)
+static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const int *pairs, int n)
 {
     const nodes_t *nd = &run->nodes;
     memset(ro, 0, sizeof(*ro));
@@ -325,22 +325,22 @@ int network_congestor_main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    congestor_run_t cr;
-    congestor_run_init(&run, &cr);
+    congestor_report_t cr;
+    congestor_report_init(&run, &cr);
     roles_t ro;
     if (flows)
         flows_roles(&run, &ro, &cr, pairs, n_flows);
     else
         roles_build(&run, &ro, -1);
-    congestor_run_preamble(&run, &cr);
+    congestor_report_preamble(&run, &cr);
     suite_phase_end(&run, "setup", MPI_Wtime() - run.t0);
     if (wait_for_start(&run, &cr))
         congest(&run, &ro, &cr);
     else if (run.rank == 0)
-        congestor_run_finish(&run, &cr, NULL, 0.0);
+        congestor_report_finish(&run, &cr, NULL, 0.0);
     roles_free(&run, &ro);
     suite_finish(&run); /* the final JSON, congestor_run included */
-    congestor_run_free(&cr);
+    congestor_report_free(&cr);
     free(pairs);
     return 0;
 }

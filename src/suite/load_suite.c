@@ -15,7 +15,7 @@
 #include "suite/load_roles.h"
 #include "suite/load_sync.h"
 #include "suite/phase_counters.h"
-#include "suite/study_report.h"
+#include "suite/load_summary.h"
 #include "suite/suites.h"
 
 #define TAG_CONGESTOR_RESULT 4201
@@ -281,7 +281,7 @@ int network_load_test_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_LOAD_TEST, &argc, &argv);
-    run_add_json_section(&run, (run_json_section_t){study_json, NULL});
+    run_add_json_section(&run, (run_json_section_t){load_summary_json, NULL});
     const options_t *o = &run.opt;
     load_check_node_count(&run);
     if (run.rank == 0) {
@@ -332,9 +332,9 @@ int network_load_test_main(int argc, char **argv)
     }
     run.repetition = o->repeat;
     if (run.rank == 0 && cells)
-        study_print_matrix(stdout, &run);
+        load_summary_print_matrix(stdout, &run);
     if (run.rank == 0 && o->repeat > 1)
-        study_print_repeats(stdout, &run);
+        load_summary_print_repeats(stdout, &run);
     free(acc);
     suite_finish(&run);
     return 0;

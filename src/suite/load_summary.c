@@ -1,4 +1,4 @@
-#include "suite/study_report.h"
+#include "suite/load_summary.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ static void rule(FILE *f, const char *cols)
 static const char *matrix_bar =
     "+---------------------------------+--------------+--------------+--------------+";
 
-void study_print_matrix(FILE *f, const run_t *run)
+void load_summary_print_matrix(FILE *f, const run_t *run)
 {
     fprintf(f, "\n");
     rule(f, "+------------------------------------------------------------------------------+");
@@ -107,7 +107,7 @@ static void short_name(const char *name, char *buf, size_t len)
 static const char *repeat_bar =
     "+---------------------------------+-----------+-----------+-----------+--------+";
 
-void study_print_repeats(FILE *f, const run_t *run)
+void load_summary_print_repeats(FILE *f, const run_t *run)
 {
     double *values = malloc(sizeof(double) * (size_t)run->opt.repeat);
     fprintf(f, "\n");
@@ -214,7 +214,7 @@ static void json_repeats(json_writer_t *w, const run_t *run)
     free(values);
 }
 
-void study_json(json_writer_t *w, const run_t *run, const void *unused)
+void load_summary_json(json_writer_t *w, const run_t *run, const void *unused)
 {
     if (run->program != PROGRAM_NETWORK_LOAD_TEST)
         return;
