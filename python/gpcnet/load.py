@@ -128,28 +128,46 @@ def _finite_float(text: str) -> float:
 MAX_JSON_BYTES = 256 * 2**20
 
 
-def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
-    """Read and parse a JSON file; every problem is one GpcnetError line
-    naming the file. Cost is linear in the size, which is bounded: a larger
-    file (or an endless one such as /dev/zero) is refused after max_bytes.
-    NaN, Infinity and numbers that overflow a double are refused."""
+def read_text(path, what: str, max_bytes: int = MAX_JSON_BYTES) -> str:
+    """A whole UTF-8 text file, or one GpcnetError line naming it. At most
+    max_bytes are read, so an endless file (/dev/zero) or a huge one is
+    refused in bounded time and memory."""
     path = Path(path)
+    chunks, size = [], 0
     try:
         with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+            while size <= max_bytes:
+                chunk = f.read(min(2**20, max_bytes + 1 - size))
+                if not chunk:
+                    break
+                if b"\0" in chunk:  # binary: said at once, even for an endless /dev/zero
+                    line = sum(c.count(b"\n") for c in chunks) + chunk[:chunk.index(b"\0")].count(b"\n") + 1
+                    raise GpcnetError(f"{path}:{line}: a NUL byte, so not a {what} file")
+                chunks.append(chunk)
+                size += len(chunk)
     except FileNotFoundError:
         raise GpcnetError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise GpcnetError(f"{path}: is a directory, not a {what} file") from None
     except OSError as e:
         raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
-    if len(data) > max_bytes:
-        raise GpcnetError(f"{path}: larger than {max_bytes // 2**20} MiB, so not a {what} file")
+    if size > max_bytes:
+        limit = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
+        raise GpcnetError(f"{path}: larger than {limit}, so not a {what} file")
+    data = b"".join(chunks)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         raise GpcnetError(f"{path}: not UTF-8 text (line {line}), so not a {what} file") from None
+
+
+def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
+    """Read and parse a JSON file; every problem is one GpcnetError line
+    naming the file. Cost is linear in the size, which is bounded (see
+    read_text). NaN, Infinity and numbers that overflow a double are refused."""
+    path = Path(path)
+    text = read_text(path, what, max_bytes)
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:

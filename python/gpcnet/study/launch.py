@@ -189,11 +189,19 @@ def read_nodes(hostfile: str | None, nodes: str | None, slurm: bool, testbed: bo
         except ValueError as e:
             raise GpcnetError(f"--nodes: {e}") from None
     if hostfile:
-        try:
-            lines = Path(hostfile).read_text().splitlines()
-        except OSError as e:
-            raise GpcnetError(f"{hostfile}: cannot read: {e.strerror}") from None
-        return [ln.split()[0] for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+        from gpcnet.load import read_text
+        from gpcnet.study.topology import MAX_FILE_BYTES, MAX_NODES, check_name
+        names = []
+        for no, ln in enumerate(read_text(hostfile, "hostfile", MAX_FILE_BYTES).splitlines(), 1):
+            if not ln.strip() or ln.lstrip().startswith("#"):
+                continue
+            try:
+                names.append(check_name(ln.split()[0]))
+            except ValueError as e:
+                raise GpcnetError(f"{hostfile}:{no}: {e}") from None
+            if len(names) > MAX_NODES:
+                raise GpcnetError(f"{hostfile}:{no}: more than {MAX_NODES} nodes")
+        return names
     if slurm:
         if not os.environ.get("SLURM_JOB_NODELIST"):
             raise GpcnetError("--slurm: not inside a Slurm allocation (SLURM_JOB_NODELIST unset)")

@@ -42,7 +42,8 @@ def parse_settings(text: str) -> list:
 
 def check_sizes(nodes: list, n: int, rotations: int) -> None:
     if len(set(nodes)) != len(nodes):
-        dup = sorted({x for x in nodes if nodes.count(x) > 1})
+        from collections import Counter
+        dup = sorted(x for x, k in Counter(nodes).items() if k > 1)
         raise GpcnetError(f"node list names a node twice: {', '.join(dup[:5])}")
     if n < 1:
         raise GpcnetError(f"N must be at least 1 (got {n})")

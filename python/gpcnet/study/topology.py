@@ -14,6 +14,23 @@ from dataclasses import dataclass, field
 from gpcnet.errors import GpcnetError
 
 KEYS = ("switchname", "nodes", "switches", "linkspeed")
+# More than any machine has: a host list or topology naming more is a typo
+# (n[0-99999999]) and is refused before anything is expanded.
+MAX_NODES = 100_000
+MAX_FILE_BYTES = 16 * 2**20
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:-]{0,254}")
+
+
+def shown(text: str, n: int = 40) -> str:
+    """A piece of input quoted for a message: never more than n characters."""
+    return repr(text if len(text) <= n else text[:n] + "...")
+
+
+def check_name(name: str, what: str = "node") -> str:
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"{what} name {shown(name)}: expected letters, digits and . _ + : - "
+                         "(up to 255, starting with a letter or digit)")
+    return name
 
 
 def expand_hostlist(text: str) -> list:
@@ -24,42 +41,57 @@ def expand_hostlist(text: str) -> list:
     for i, ch in enumerate(text):
         if ch == "[":
             depth += 1
+            if depth > 1:
+                raise ValueError(f"nested '[' in {shown(text)}")
         elif ch == "]":
             depth -= 1
             if depth < 0:
-                raise ValueError(f"unbalanced ']' in {text!r}")
+                raise ValueError(f"unbalanced ']' in {shown(text)}")
         elif ch == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     if depth:
-        raise ValueError(f"unbalanced '[' in {text!r}")
+        raise ValueError(f"unbalanced '[' in {shown(text)}")
     parts.append(text[start:])
+    planned, total = [], 0
     for part in parts:
         if not part:
-            raise ValueError(f"empty name in {text!r}")
-        pieces = re.split(r"(\[[^\]]*\])", part)
+            raise ValueError(f"empty name in {shown(text)}")
         choices = []
-        for piece in pieces:
+        for piece in re.split(r"(\[[^\]]*\])", part):
             if piece.startswith("["):
-                choices.append(_range_choices(piece[1:-1], text))
+                choices.append(_ranges(piece[1:-1], text))
             elif piece:
-                choices.append([piece])
-        out.extend("".join(c) for c in itertools.product(*choices))
+                choices.append([(piece, piece, 0)])
+        count = 1
+        for c in choices:
+            count *= sum(hi - lo + 1 if isinstance(lo, int) else 1 for lo, hi, _ in c)
+        total += count
+        if total > MAX_NODES:  # counted before anything is expanded
+            raise ValueError(f"{shown(text)} names more than {MAX_NODES} nodes")
+        planned.append(choices)
+    for choices in planned:
+        expanded = [[s for lo, hi, width in c for s in
+                     ([lo] if isinstance(lo, str) else (str(v).zfill(width) for v in range(lo, hi + 1)))]
+                    for c in choices]
+        out.extend("".join(c) for c in itertools.product(*expanded))
+    for name in out:
+        check_name(name)
     return out
 
 
-def _range_choices(body: str, text: str) -> list:
-    names = []
+def _ranges(body: str, text: str) -> list:
+    """(lo, hi, zero-padding width) for each item of a bracket."""
+    items = []
     for item in body.split(","):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", item.strip())
+        m = re.fullmatch(r"(\d{1,18})(?:-(\d{1,18}))?", item.strip())
         if not m:
-            raise ValueError(f"bad range {item!r} in {text!r}")
+            raise ValueError(f"bad range {shown(item)} in {shown(text)}")
         lo, hi = m.group(1), m.group(2) or m.group(1)
         if int(hi) < int(lo):
-            raise ValueError(f"descending range {item!r} in {text!r}")
-        width = len(lo) if lo.startswith("0") else 0
-        names.extend(str(v).zfill(width) for v in range(int(lo), int(hi) + 1))
-    return names
+            raise ValueError(f"descending range {shown(item)} in {shown(text)}")
+        items.append((int(lo), int(hi), len(lo) if lo.startswith("0") else 0))
+    return items
 
 
 @dataclass
@@ -119,10 +151,10 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
         fields = {}
         for tok in line.split():
             if "=" not in tok:
-                raise GpcnetError(f"{where}:{no}: expected KEY=VALUE, got {tok!r}")
+                raise GpcnetError(f"{where}:{no}: expected KEY=VALUE, got {shown(tok)}")
             key, value = tok.split("=", 1)
             if key.lower() not in KEYS:
-                raise GpcnetError(f"{where}:{no}: unknown key {key!r} "
+                raise GpcnetError(f"{where}:{no}: unknown key {shown(key)} "
                                   "(known: SwitchName, Nodes, Switches, LinkSpeed)")
             if not value:
                 raise GpcnetError(f"{where}:{no}: {key} has no value")
@@ -131,16 +163,17 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
             raise GpcnetError(f"{where}:{no}: line has no SwitchName=")
         name = fields["switchname"]
         if name in switches:
-            raise GpcnetError(f"{where}:{no}: switch {name!r} already defined on line "
+            raise GpcnetError(f"{where}:{no}: switch {shown(name)} already defined on line "
                               f"{switches[name].line}")
         sw = Switch(name, no)
         try:
+            check_name(name, "switch")
             sw.nodes = expand_hostlist(fields["nodes"]) if "nodes" in fields else []
             sw.children = expand_hostlist(fields["switches"]) if "switches" in fields else []
         except ValueError as e:
             raise GpcnetError(f"{where}:{no}: {e}") from None
         if "linkspeed" in fields and not fields["linkspeed"].isdigit():
-            raise GpcnetError(f"{where}:{no}: LinkSpeed must be a number, got {fields['linkspeed']!r}")
+            raise GpcnetError(f"{where}:{no}: LinkSpeed must be a number, got {shown(fields['linkspeed'])}")
         switches[name] = sw
     if not switches:
         raise GpcnetError(f"{where}: no switches (expected lines like 'SwitchName=s0 Nodes=n[1-4]')")
@@ -148,27 +181,23 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
     for sw in switches.values():
         for child in sw.children:
             if child not in switches:
-                raise GpcnetError(f"{where}:{sw.line}: switch {sw.name!r} lists unknown switch {child!r}")
+                raise GpcnetError(f"{where}:{sw.line}: switch {shown(sw.name)} lists unknown switch {shown(child)}")
             switches[child].parents.append(sw.name)
         for n in sw.nodes:
             if n in owner:
                 raise GpcnetError(f"{where}:{sw.line}: node {n!r} is already under switch "
                                   f"{owner[n]!r} (line {switches[owner[n]].line})")
             owner[n] = sw.name
+            if len(owner) > MAX_NODES:
+                raise GpcnetError(f"{where}:{sw.line}: more than {MAX_NODES} nodes")
     if not owner:
         raise GpcnetError(f"{where}: no switch has Nodes=")
     return Tree(switches)
 
 
 def read(path: str) -> Tree:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise GpcnetError(f"{path}: no such file") from None
-    except OSError as e:
-        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
-    return parse(text, path)
+    from gpcnet.load import read_text
+    return parse(read_text(path, "topology.conf", MAX_FILE_BYTES), path)
 
 
 def testbed_text(topo) -> str:

@@ -25,28 +25,45 @@ TOPOLOGIES = ("star", "fat-tree")
 QDISCS = ("pfifo", "fq_codel", "codel")
 
 
+# tbf keeps the rate in bytes/s in 32 bits, so 34 Gbit/s is its ceiling;
+# a delay beyond 10 s is no network's.
+MAX_RATE = 32 * 10**9
+MAX_DELAY_US = 10 * 10**6
+
+
+def _shown(text) -> str:
+    t = str(text)
+    return repr(t if len(t) <= 40 else t[:40] + "...")
+
+
 def parse_rate(text: str) -> int:
     """'100mbit', '1gbit', '500kbit', '0'/'none' (unlimited) -> bits/s."""
     t = str(text).strip().lower()
     if t in ("0", "none", "unlimited"):
         return 0
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(bit|kbit|mbit|gbit)?", t)
+    m = re.fullmatch(r"(\d{1,15}(?:\.\d{1,15})?)\s*(bit|kbit|mbit|gbit)?", t)
     if not m:
-        raise GpcnetError(f"rate {text!r}: expected e.g. 100mbit, 1gbit, 500kbit or none")
+        raise GpcnetError(f"rate {_shown(text)}: expected e.g. 100mbit, 1gbit, 500kbit or none")
     scale = {"bit": 1, None: 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9}[m.group(2)]
     value = int(float(m.group(1)) * scale)
     if value < 8000:
-        raise GpcnetError(f"rate {text!r}: below 8kbit (use none for unlimited)")
+        raise GpcnetError(f"rate {_shown(text)}: below 8kbit (use none for unlimited)")
+    if value > MAX_RATE:
+        raise GpcnetError(f"rate {_shown(text)}: above {MAX_RATE // 10**9}gbit, the most a testbed link can be "
+                          "limited to (use none for unlimited)")
     return value
 
 
 def parse_delay(text: str) -> int:
     """'0', '100us', '1ms' -> microseconds."""
     t = str(text).strip().lower()
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(us|ms|s)?", t)
+    m = re.fullmatch(r"(\d{1,15}(?:\.\d{1,15})?)\s*(us|ms|s)?", t)
     if not m:
-        raise GpcnetError(f"delay {text!r}: expected e.g. 0, 50us, 1ms")
-    return int(float(m.group(1)) * {"us": 1, None: 1, "ms": 1000, "s": 10**6}[m.group(2)])
+        raise GpcnetError(f"delay {_shown(text)}: expected e.g. 0, 50us, 1ms")
+    value = int(float(m.group(1)) * {"us": 1, None: 1, "ms": 1000, "s": 10**6}[m.group(2)])
+    if value > MAX_DELAY_US:
+        raise GpcnetError(f"delay {_shown(text)}: above 10s")
+    return value
 
 
 def format_rate(bps: int) -> str:
@@ -176,8 +193,8 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
                               f"{hosts_per_leaf}: every leaf must have the same number of hosts")
         if not 1 <= spines <= 16:
             raise GpcnetError(f"--spines {spines}: expected 1 to 16")
-        if not taper > 0:
-            raise GpcnetError(f"--taper {taper:g}: expected a number > 0 "
+        if not 0 < taper <= 1000:  # NaN fails too; infinity would mean no limit at all
+            raise GpcnetError(f"--taper {taper:g}: expected a number > 0 and at most 1000 "
                               "(host bandwidth / uplink bandwidth of a leaf; 1 = non-blocking)")
         if taper > 1 and not rate:
             raise GpcnetError("--taper needs a host link rate (--host-rate) to compute uplink rates")
@@ -199,6 +216,8 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
         uplink_rate = int(per_leaf * rate / taper / len(spine_names)) if rate else 0
         if rate and uplink_rate < 8000:
             raise GpcnetError(f"--taper {taper:g} leaves uplinks below 8kbit")
+        if uplink_rate > MAX_RATE:
+            raise GpcnetError(f"--taper {taper:g} makes uplinks faster than {MAX_RATE // 10**9}gbit")
         for li, leaf in enumerate(leaves):
             for si, spine in enumerate(spine_names):
                 topo.links.append(Link(Port(fabric, f"l{li}s{si}", uplink_rate, udelay, "uplink", leaf),
