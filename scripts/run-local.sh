@@ -12,12 +12,15 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
+source scripts/env-check.sh
+nodes="${NODES:-10}"
+ppn="${PPN:-1}"
+env_int NODES "$nodes" 1 100000   # checked before anything is installed or built
+env_int PPN "$ppn" 1 1024
 bash scripts/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 
-nodes="${NODES:-10}"
-ppn="${PPN:-1}"
 out="results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 
