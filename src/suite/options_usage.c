@@ -116,6 +116,40 @@ static void option_column(const opt_row_t *row, char *buf, size_t len)
              row->name, row->metavar ? " " : "", row->metavar ? row->metavar : "");
 }
 
+static size_t column_width(const opt_row_t *row)
+{
+    char line[128];
+    option_column(row, line, sizeof(line));
+    return strlen(line);
+}
+
+/* The help starts at column 29; a run of options too long for it (among
+ * those the program lists) starts theirs two columns after its longest. */
+static size_t help_column(int bit, int i)
+{
+    if (column_width(&option_table[i]) + 1 <= HELP_COLUMN)
+        return HELP_COLUMN;
+    int first = i;
+    for (int j = i - 1; j >= 0; j--) {
+        if (!(option_table[j].scope & bit))
+            continue;
+        if (column_width(&option_table[j]) + 1 <= HELP_COLUMN)
+            break;
+        first = j;
+    }
+    size_t column = HELP_COLUMN;
+    for (int j = first; j < option_table_count; j++) {
+        if (!(option_table[j].scope & bit))
+            continue;
+        size_t w = column_width(&option_table[j]);
+        if (w + 1 <= HELP_COLUMN)
+            break;
+        if (w + 2 > column)
+            column = w + 2;
+    }
+    return column;
+}
+
 void options_usage(program_t program, const name_catalog_t *tests,
                    const name_catalog_t *congestors, char *buf, size_t len)
 {
@@ -135,27 +169,7 @@ void options_usage(program_t program, const name_catalog_t *tests,
         const opt_row_t *row = &option_table[i];
         if (!(row->scope & bit))
             continue;
-        /* The help starts at column 29; a run of options too long for it
-         * starts theirs two columns after the longest of the run. */
-        size_t column = HELP_COLUMN;
-        for (int j = i; j < option_table_count; j++) {
-            if (!(option_table[j].scope & bit))
-                continue;
-            option_column(&option_table[j], line, sizeof(line));
-            if (strlen(line) + 1 <= HELP_COLUMN)
-                break;
-            if (strlen(line) + 2 > column)
-                column = strlen(line) + 2;
-        }
-        for (int j = i - 1; j >= 0 && column > HELP_COLUMN; j--) {
-            if (!(option_table[j].scope & bit))
-                continue;
-            option_column(&option_table[j], line, sizeof(line));
-            if (strlen(line) + 1 <= HELP_COLUMN)
-                break;
-            if (strlen(line) + 2 > column)
-                column = strlen(line) + 2;
-        }
+        size_t column = help_column(bit, i);
         option_column(row, line, sizeof(line));
         puts_(&out, line);
         size_t c = strlen(line);
