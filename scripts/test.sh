@@ -62,7 +62,9 @@ run_stage "C unit tests" build_and_unit
 run_stage "MPI integration tests (Open MPI)" python3 -m pytest -q tests/integration
 run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
 run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
-run_stage "packaging: Spack and ReFrame" python3 -m pytest -q tests/packaging
+# Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
+# skipped where it exists; -rs prints any skip reason), else /opt/spack.
+run_stage "packaging: Spack, Benchpark and ReFrame" python3 -m pytest -q -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
 run_stage "docs: every runnable example as written" python3 -m pytest -q tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then

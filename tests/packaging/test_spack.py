@@ -1,145 +1,143 @@
 """The Spack package (packaging/spack) built, installed and tested by a real
 Spack, the way docs/spack.md tells a user to.
 
-Spack comes from $GPCNET_SPACK_ROOT, else /opt/spack (a checkout; see
-scripts/setup-spack.sh, which this test runs to configure it). Without a
-checkout the tests are skipped, saying how to get one. Installs go to a
-temporary tree through a command-line config scope, so every run builds
-the package afresh and the user's Spack is left as it was.
+Spack comes from the session fixture of conftest.py: $GPCNET_SPACK_ROOT, or
+a scratch copy of ../shared/tools/spack (and spack-packages) beside the
+checkout, or /opt/spack; scripts/setup-spack.sh configures it. Installs go
+to a scratch tree through a command-line config scope, once per session.
+`spack test run` runs as root and, when the tests run as root, also as a
+throw-away unprivileged user made for it (and removed after).
 """
-import importlib.metadata
 import os
-import platform
+import pwd
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SPACK_ROOT = Path(os.environ.get("GPCNET_SPACK_ROOT", "/opt/spack"))
-SPACK = SPACK_ROOT / "bin" / "spack"
+from spack_session import REPO, ok, run
 
 
-# +python installs the tool with the Python running these tests, whose
-# numpy, matplotlib and jsonschema Spack takes as externals (building them
-# would take an hour).
-_PY_EXTERNALS = {"py-numpy": "numpy", "py-matplotlib": "matplotlib",
-                 "py-jsonschema": "jsonschema", "py-pip": "pip",
-                 "py-setuptools": "setuptools", "py-wheel": "wheel"}
-
-
-def _python_externals() -> str:
-    lines = ["packages:",
-             "  python:", "    buildable: false", "    externals:",
-             f"    - spec: python@{platform.python_version()}", f"      prefix: {sys.prefix}"]
-    for package, dist in _PY_EXTERNALS.items():
-        try:
-            version = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            pytest.fail(f"{dist} is not installed for {sys.executable}: run scripts/setup-python.sh")
-        lines += [f"  {package}:", "    buildable: false", "    externals:",
-                  f"    - spec: {package}@{version}", f"      prefix: {sys.prefix}"]
-    return "\n".join(lines) + "\n"
-
-
-def _run(cmd, timeout, cwd=None):
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                       timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL)
-    return p
-
-
-@pytest.fixture(scope="module")
-def spack(tmp_path_factory):
-    if not SPACK.exists():
-        pytest.skip(f"no Spack checkout at {SPACK_ROOT}: set GPCNET_SPACK_ROOT or "
-                    "clone Spack there (scripts/setup-spack.sh says how)")
-    setup = _run(["bash", REPO / "scripts" / "setup-spack.sh", SPACK_ROOT], timeout=600)
-    assert setup.returncode == 0, setup.stdout + setup.stderr
-    base = tmp_path_factory.mktemp("spack")
-    scope = base / "scope"
-    scope.mkdir()
-    # Our repository first, so `gpcnet` is ours and not Spack's builtin one.
-    (scope / "repos.yaml").write_text(
-        f"repos:\n  gpcnet_project: {REPO / 'packaging' / 'spack'}\n")
-    (scope / "config.yaml").write_text(
-        "config:\n"
-        f"  install_tree:\n    root: {base / 'opt'}\n"
-        f"  build_stage: [{base / 'stage'}]\n"
-        f"  test_stage: {base / 'test'}\n")
-    (scope / "packages.yaml").write_text(_python_externals())
-
-    def run(*args, timeout=900, env_dir=None):
-        cmd = [SPACK, "-C", scope]
-        if env_dir:
-            cmd += ["-e", env_dir]
-        return _run(cmd + list(args), timeout=timeout, cwd=base)
-
-    run.base = base
-    return run
-
-
-def _ok(p):
-    assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-4000:]}\n{p.stderr[-4000:]}"
-    return p.stdout
-
-
-def test_install_variants_and_spack_test_run(spack):
-    """`spack install gpcnet` (default, +sanitize and +python, one Spack
-    environment) and `spack test run gpcnet` on emulated nodes."""
-    env_dir = spack.base / "env"
-    env_dir.mkdir()
-    (env_dir / "spack.yaml").write_text(
-        "spack:\n"
-        "  specs: [gpcnet, gpcnet+sanitize, gpcnet+python]\n"
-        "  concretizer:\n    unify: false\n"
-        "  view: false\n")
-    _ok(spack("install", env_dir=env_dir, timeout=1200))
-
-    plain = Path(_ok(spack("location", "-i", "gpcnet~sanitize~python", env_dir=env_dir)).strip())
-    tool = Path(_ok(spack("location", "-i", "gpcnet+python", env_dir=env_dir)).strip())
-    sanitized = Path(_ok(spack("location", "-i", "gpcnet+sanitize", env_dir=env_dir)).strip())
-    assert plain != sanitized
-    for prefix in (plain, sanitized):
+def test_install_variants(installed):
+    """`spack install` of the default build, +python and +sanitize (one
+    Spack environment): each variant reaches the build."""
+    plain, tool, sanitized = (installed[b][1] for b in ("default", "python", "sanitize"))
+    assert len({plain, tool, sanitized}) == 3
+    for prefix in (plain, tool, sanitized):
         for program in ("network_test", "network_load_test"):
             assert (prefix / "bin" / program).is_file()
-    # The variant reaches CMake: only the +sanitize build links ASan.
+    # Only the +sanitize build links ASan.
     ldd = shutil.which("ldd")
     if ldd:
-        assert "libasan" in _ok(_run([ldd, sanitized / "bin" / "network_test"], 60))
-        assert "libasan" not in _ok(_run([ldd, plain / "bin" / "network_test"], 60))
+        assert "libasan" in ok(run([ldd, sanitized / "bin" / "network_test"], 60))
+        assert "libasan" not in ok(run([ldd, plain / "bin" / "network_test"], 60))
     # The tool is off by default, installed with +python.
     assert not (plain / "bin" / "gpcnet").exists()
     assert (tool / "bin" / "gpcnet").is_file()
 
-    # Both builds without sanitizers (ASan under mpirun reports Open MPI's
-    # own leaks); the +python one also runs the tool.
-    out = _ok(spack("test", "run", "--alias", "gpcnet-ci", "gpcnet~sanitize",
-                    env_dir=env_dir, timeout=900))
-    assert "2 passed of 2 specs" in out, out
-    results = _ok(spack("test", "results", "-l", "gpcnet-ci", env_dir=env_dir))
-    for part in ("test_version", "test_network_test_emulated",
-                 "test_network_load_test_emulated"):
-        assert results.count(f"Gpcnet::{part} .. PASSED") == 2, results
-    assert results.count("Gpcnet::test_python_tool .. PASSED") == 1, results
-    assert results.count("Gpcnet::test_python_tool .. SKIPPED") == 1, results
+
+def _check_results(results, builds):
+    """`spack test results -l` of the builds: every part passed, the tool's
+    on the +python build only."""
+    n = len(builds)
+    for part in ("test_version", "test_network_test_emulated", "test_network_load_test_emulated"):
+        assert results.count(f"Gpcnet::{part} .. PASSED") == n, results
+    with_tool = sum(1 for b in builds if b == "python")
+    assert results.count("Gpcnet::test_python_tool .. PASSED") == with_tool, results
+    assert results.count("Gpcnet::test_python_tool .. SKIPPED") == n - with_tool, results
     assert "Congestion Impact" in results
+
+
+def test_spack_test_run(spack, installed):
+    """`spack test run gpcnet` on every build, as the user running the
+    tests (root in CI: the package's tests must start Open MPI as root)."""
+    out = ok(spack("test", "run", "--alias", "gpcnet-ci", "gpcnet", env_dir=installed.env_dir))
+    assert f"{len(installed)} passed of {len(installed)} specs" in out, out
+    _check_results(ok(spack("test", "results", "-l", "gpcnet-ci", env_dir=installed.env_dir)),
+                   list(installed))
+
+
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach `path` (every parent
+    directory searchable by others)."""
+    for part in [path, *path.parents]:
+        if part.exists() and part.is_dir() and not part.stat().st_mode & stat.S_IXOTH:
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def as_normal_user(spack):
+    """The start of a command line that runs `spack` (the session's scope,
+    then the user's own: test stage and caches in a directory it owns) as a
+    throw-away unprivileged user, made here and removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("tests not run as root: test_spack_test_run already ran as a normal user")
+    for tool in ("useradd", "userdel", "runuser"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} not found: needed to run `spack test run` as a normal user")
+    name = f"gpcnet-t{os.getpid()}"
+    ok(run(["useradd", "--system", "--user-group", "--no-create-home",
+            "--shell", "/usr/sbin/nologin", name], 60))
+    try:
+        user = pwd.getpwnam(name)
+        home = spack.base / "user"
+        (home / "scope").mkdir(parents=True)
+        (home / "scope" / "config.yaml").write_text(
+            f"config:\n  test_stage: {home / 'test'}\n  misc_cache: {home / 'cache'}\n")
+        # Spack's package indexes, built once already: the user's copy of them.
+        if (spack.base / "user-cache" / "cache").is_dir():
+            shutil.copytree(spack.base / "user-cache" / "cache", home / "cache", symlinks=True)
+        for path in [home, *home.rglob("*")]:
+            os.chown(path, user.pw_uid, user.pw_gid, follow_symlinks=False)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+               "SPACK_USER_CONFIG_PATH": str(home / "user-config"),
+               "SPACK_USER_CACHE_PATH": str(home / "user-cache")}
+        yield user, home, ["runuser", "-u", name, "--", "env", "-i",
+                           *(f"{k}={v}" for k, v in env.items()),
+                           spack.exe, "-C", spack.scope, "-C", home / "scope"]
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("builds", [("default", "sanitize"), ("python",)],
+                         ids=["default+sanitize", "python"])
+def test_spack_test_run_as_a_normal_user(spack, installed, as_normal_user, builds):
+    """The same `spack test run`, by an unprivileged user (no OMPI root
+    switches then), on the root-owned installs: Spack reads its database
+    and installs without writing to them. The +python build's tool runs
+    with the Python it was built with (the one running these tests): where
+    other users cannot reach it (e.g. pyenv's under /root, mode 0700), that
+    case is skipped, saying so."""
+    user, home, as_user = as_normal_user
+    python = Path(os.path.realpath(sys.executable))
+    if "python" in builds and not _reachable_by_others(python):
+        pytest.skip(f"the +python build's Python ({python}) is not readable by other users")
+    hashes = ["/" + ok(spack("find", "--format", "{hash}", installed[b][0],
+                             env_dir=installed.env_dir)).split()[0] for b in builds]
+    alias = "as-user-" + "-".join(builds)
+    out = ok(run([*as_user, "test", "run", "--alias", alias, *hashes], 900, cwd=home))
+    assert f"{len(builds)} passed of {len(builds)} specs" in out, out
+    _check_results(ok(run([*as_user, "test", "results", "-l", alias], 300, cwd=home)), builds)
+    # Nothing was written into the root-owned install tree.
+    assert not [p for p in (spack.base / "opt").rglob("*") if p.stat().st_uid == user.pw_uid]
 
 
 def test_versions_come_from_release_tags(spack, tmp_path):
     """A release tag vX.Y.Z of the clone becomes version X.Y.Z, fetched from
     that clone at the tagged commit."""
     clone = tmp_path / "clone"
-    _ok(_run(["git", "clone", "-q", "--no-local", REPO, clone], 120))
-    _ok(_run(["git", "-C", clone, "tag", "v9.8.7"], 30))
-    commit = _ok(_run(["git", "-C", clone, "rev-parse", "HEAD"], 30)).strip()
+    ok(run(["git", "clone", "-q", "--no-local", REPO, clone], 120))
+    ok(run(["git", "-C", clone, "tag", "v9.8.7"], 30))
+    commit = ok(run(["git", "-C", clone, "rev-parse", "HEAD"], 30)).strip()
     scope = tmp_path / "scope"
     scope.mkdir()
     (scope / "repos.yaml").write_text(
         f"repos:\n  gpcnet_project: {clone / 'packaging' / 'spack'}\n")
-    p = _run([SPACK, "-C", scope, "info", "gpcnet"], 300, cwd=tmp_path)
-    info = _ok(p)
+    info = ok(run([spack.exe, "-C", scope, "info", "gpcnet"], 300, cwd=tmp_path, env=spack.env))
     assert "9.8.7" in info and "main" in info, info
     assert f"file://{clone}" in info, info
     assert commit in info, info
