@@ -26,14 +26,13 @@ Options: id=NAME names a block; root: run only as root (skipped
 otherwise); build: the build under test is in build/ first, as after the
 README's build step; scratch: run in an empty directory of its own (a
 block about the user's own files) instead of a copy of the repository;
-given=NAME[:STEM],...: real results documents are there first under these
-names (STEM: a file of tests/python/fixtures/real, network_load_test by
-default). In a `console` block only the lines after `$ ` are run.
+given=NAME[:STEM],...: results documents are there first under these
+names (STEM.json of tests/python/fixtures, by default
+real/network_load_test: a real 10-node run). In a `console` block only the lines after `$ ` are run.
 
-What a block prints, where the document shows it, is checked: the lines a
-`console` block shows after its commands, and an output block marked
-`of=ID` for the block ID, must appear in that order in what it printed
-(a line `...` stands for any lines).
+What a console block shows as printed is checked: its lines that are not
+typed must appear in that order in what it printed (a line `...` stands
+for any lines).
 """
 from __future__ import annotations
 
@@ -147,8 +146,8 @@ def script(block: Block) -> str:
 
 
 def shown_output(block: Block) -> list:
-    """The lines a block shows as printed: a console block's lines that are
-    not typed, an output block's lines; `...` and blank lines left out."""
+    """The lines a console block shows as printed (not typed); `...` and
+    blank lines left out."""
     lines, more = [], False
     for line in block.text.split("\n"):
         typed = block.lang == "console" and (line.startswith("$ ") or more)
