@@ -4,9 +4,12 @@ write the same node lists and the same JSON, once measured values, times and
 timestamps are masked. It proves a restructuring changed no output.
 
     python3 tests/integration/golden.py [--base COMMIT] [--build DIR]
+                                        [--simgrid-build DIR]
 
 builds the base commit (from `git archive`, cached under DIR/golden-base-*)
 and compares it with the build in DIR (default: GPCNET_BUILD_DIR or build).
+With a SimGrid build (deterministic), the whole output is compared too,
+measured values included.
 tests/integration/test_golden.py runs the same comparison under pytest.
 """
 import argparse
@@ -134,13 +137,46 @@ def build_base(build, commit=BASE):
     return dest / "build"
 
 
-def compare(base_build, new_build, cases=CASES):
+# Under SimGrid (deterministic: computation is not simulated) the whole
+# output is compared, measured values included: (label, hosts, ppn, program,
+# arguments) on platforms/fat-tree-32.xml.
+SIMGRID_CASES = [
+    ("sg-nt-10x1", 10, 1, "network_test", QUICK),
+    ("sg-lt-10x4", 10, 4, "network_load_test", ["--seed", "11", "-v", *QUICK, *CONGESTOR_LOOPS]),
+]
+SIMGRID_CLOCK = {"started_at", "finished_at"}
+
+
+def run_simgrid_case(build, case, workdir):
+    """One case under scripts/smpirun.sh; returns {name: content}, only the
+    wall-clock timestamps masked."""
+    label, hosts, ppn, program, args = case
+    (workdir / "out").mkdir(parents=True, exist_ok=True)
+    (workdir / "hosts.txt").write_text("".join(f"node-{i}:{ppn}\n" for i in range(hosts)))
+    repo = mpi_harness.REPO
+    cmd = ["bash", str(repo / "scripts" / "smpirun.sh"), "-platform",
+           str(repo / "platforms" / "fat-tree-32.xml"), "-hostfile", "hosts.txt",
+           "-np", str(hosts * ppn), str(Path(build) / program), "-q", "--output-dir", "out", *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=workdir,
+                       stdin=subprocess.DEVNULL)
+    got = {"exit": str(p.returncode), "stdout": p.stdout}
+    for f in sorted((workdir / "out").iterdir()):
+        text = f.read_text()
+        if f.suffix == ".json":
+            doc = json.loads(text)
+            text = json.dumps({k: "#" if k in SIMGRID_CLOCK else v for k, v in doc.items()},
+                              indent=1)
+        got[f.name] = text
+    return got
+
+
+def compare(base_build, new_build, cases=CASES, run=run_case):
     """Returns a list of differences (empty: the same output)."""
     diffs = []
     with tempfile.TemporaryDirectory(prefix="gpcnet-golden-") as tmp:
         for case in cases:
-            old = run_case(base_build, case, Path(tmp) / "base" / case[0])
-            new = run_case(new_build, case, Path(tmp) / "new" / case[0])
+            old = run(base_build, case, Path(tmp) / "base" / case[0])
+            new = run(new_build, case, Path(tmp) / "new" / case[0])
             for name in sorted(set(old) | set(new)):
                 if old.get(name) != new.get(name):
                     lines = difflib.unified_diff(
@@ -155,11 +191,16 @@ def main():
     ap.add_argument("--base", default=BASE, help="base commit (default: %(default).12s)")
     ap.add_argument("--build", default=str(mpi_harness.build_dir()),
                     help="build of this tree (default: %(default)s)")
+    ap.add_argument("--simgrid-build", help="also compare a SimGrid build's whole output "
+                    "(scripts/build.sh --mpi simgrid: build-simgrid)")
     a = ap.parse_args()
     diffs = compare(build_base(a.build, a.base), Path(a.build))
+    if a.simgrid_build:
+        diffs += compare(build_base(a.simgrid_build, a.base), Path(a.simgrid_build),
+                         SIMGRID_CASES, run_simgrid_case)
     for d in diffs:
         print(d)
-    print(f"golden: {len(CASES)} cases, {len(diffs)} differences")
+    print(f"golden: {len(diffs)} differences")
     return 1 if diffs else 0
 
 

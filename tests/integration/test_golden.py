@@ -2,6 +2,8 @@
 the base commit (golden.BASE) and from this tree print the same tables, write
 the same node lists and the same JSON for fixed seeds on 10 x 1 and 10 x 4
 emulated nodes, measured values, times and timestamps masked (golden.py)."""
+import os
+import shutil
 import subprocess
 
 import pytest
@@ -28,4 +30,17 @@ def test_mask_keeps_names_and_hides_numbers():
 def test_same_output_as_base_commit(harness):
     base = golden.build_base(harness.build_dir(), golden.BASE)
     diffs = golden.compare(base, harness.build_dir())
+    assert not diffs, "\n\n".join(diffs)
+
+
+SIMGRID_BUILD = golden.mpi_harness.REPO / os.environ.get("GPCNET_SIMGRID_BUILD_DIR",
+                                                        "build-simgrid")
+
+
+@pytest.mark.skipif(not have_base() or not shutil.which("smpirun")
+                    or not (SIMGRID_BUILD / "network_test").exists(),
+                    reason="SimGrid or its build missing (scripts/build.sh --mpi simgrid)")
+def test_same_whole_output_as_base_commit_under_simgrid():
+    base = golden.build_base(SIMGRID_BUILD, golden.BASE)
+    diffs = golden.compare(base, SIMGRID_BUILD, golden.SIMGRID_CASES, golden.run_simgrid_case)
     assert not diffs, "\n\n".join(diffs)
