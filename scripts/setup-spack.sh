@@ -9,8 +9,10 @@
 # SPACK_ROOT: a checkout of Spack >= 0.21 (default: $GPCNET_SPACK_ROOT, else
 # /opt/spack). For Spack >= 1.0 without network, $GPCNET_SPACK_PACKAGES (or
 # <SPACK_ROOT>-packages) names a local checkout of spack-packages used as the
-# builtin repository. Settings go to the checkout's site scope, so they do
-# not touch ~/.spack. Safe to run again. Exit 3 when there is no checkout.
+# builtin repository. Settings go to the checkout's site scope, not to
+# ~/.spack (Spack still keeps its package index cache in ~/.spack/cache, or
+# in $SPACK_USER_CACHE_PATH). Safe to run again. Exit 3 when there is no
+# checkout.
 set -euo pipefail
 
 root="${1:-${GPCNET_SPACK_ROOT:-/opt/spack}}"

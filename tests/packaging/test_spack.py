@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import spack_session
 from spack_session import REPO, ok, run
 
 
@@ -148,3 +149,31 @@ def test_bad_variant_is_refused(spack):
     p = spack("spec", "gpcnet+no_such_variant", timeout=300)
     assert p.returncode != 0
     assert "no_such_variant" in (p.stdout + p.stderr)
+
+
+def test_a_shared_spack_is_used_through_a_scratch_copy(spack):
+    """Where ../shared/tools/spack was taken, the tests use a copy in the
+    session's scratch directory (and its spack-packages copy): nothing under
+    ../shared is written."""
+    if not spack.origin.startswith("a scratch copy"):
+        pytest.skip(f"Spack came from {spack.origin}, not from {spack_session.SHARED_TOOLS}")
+    assert spack.root == spack.base / "spack"
+    assert spack.env["GPCNET_SPACK_ROOT"] == str(spack.base / "spack")
+    assert spack.env["GPCNET_SPACK_PACKAGES"] == str(spack.base / "spack-packages")
+    site = (spack.root / "etc" / "spack" / "site" / "repos.yaml").read_text()
+    assert str(spack.base / "spack-packages") in site, site
+
+
+def test_no_spack_anywhere_is_a_skip_naming_the_places(monkeypatch, tmp_path):
+    monkeypatch.delenv("GPCNET_SPACK_ROOT", raising=False)
+    monkeypatch.setattr(spack_session, "SHARED_TOOLS", tmp_path / "no-shared" / "tools")
+    if Path("/opt/spack/bin/spack").exists():
+        pytest.skip("/opt/spack exists here")
+    with pytest.raises(pytest.skip.Exception) as skip:
+        spack_session._locate_spack(tmp_path)
+    for place in ("GPCNET_SPACK_ROOT", str(tmp_path / "no-shared" / "tools"), "/opt/spack"):
+        assert place in str(skip.value)
+    # A GPCNET_SPACK_ROOT that is no checkout is an error, not a skip.
+    monkeypatch.setenv("GPCNET_SPACK_ROOT", str(tmp_path))
+    with pytest.raises(pytest.fail.Exception, match="has no bin/spack"):
+        spack_session._locate_spack(tmp_path)
