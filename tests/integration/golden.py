@@ -159,7 +159,7 @@ def run_simgrid_case(build, case, workdir):
            "-np", str(hosts * ppn), str(Path(build) / program), "-q", "--output-dir", "out", *args]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=workdir,
                        stdin=subprocess.DEVNULL)
-    got = {"exit": str(p.returncode), "stdout": p.stdout}
+    got = {"exit": str(p.returncode), "stdout": p.stdout, "stderr": p.stderr}
     for f in sorted((workdir / "out").iterdir()):
         text = f.read_text()
         if f.suffix == ".json":
@@ -177,6 +177,10 @@ def compare(base_build, new_build, cases=CASES, run=run_case):
         for case in cases:
             old = run(base_build, case, Path(tmp) / "base" / case[0])
             new = run(new_build, case, Path(tmp) / "new" / case[0])
+            for side, got in (("base", old), ("new", new)):
+                if got["exit"] != "0":  # the same failure on both sides proves nothing
+                    diffs.append(f"{case[0]}: {side} exited {got['exit']}\n"
+                                 f"{got['stderr'][-2000:]}")
             for name in sorted(set(old) | set(new)):
                 if old.get(name) != new.get(name):
                     lines = difflib.unified_diff(
