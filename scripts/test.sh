@@ -66,6 +66,7 @@ run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
 run_stage "packaging: Spack, Benchpark and ReFrame" python3 -m pytest -q -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
+run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" python3 -m pytest -q tests/security
 run_stage "docs: every runnable example as written" python3 -m pytest -q tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh

@@ -4,6 +4,7 @@ of the Python tool's tests."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,21 @@ from gpcnet.cli import main
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 FIXTURES = REPO / "tests" / "python" / "fixtures"
+sys.path.insert(0, str(HERE.parent))
+import mpi_harness  # noqa: E402
+import process_guard  # noqa: E402
+
+
+def pytest_configure(config):
+    process_guard.register(config)
+
+
+@pytest.fixture(scope="session")
+def congestor_bin():
+    path = mpi_harness.binary("network_congestor")
+    if not path.exists():
+        pytest.fail(f"{path} is not built: run scripts/build.sh")
+    return str(path)
 
 
 def fixture_doc(name: str) -> dict:
