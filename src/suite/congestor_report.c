@@ -7,6 +7,7 @@
 
 #include "infra/fatal.h"
 #include "infra/report.h"
+#include "suite/option_report.h"
 #include "suite/phase_end.h"
 #include "suite/run_record.h"
 
@@ -70,27 +71,7 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
     }
     if (o->flows[0])
         printf("  %d flows from %s\n", cr->n_flows, o->flows);
-    printf("  Settings\n");
-    printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
-           run->seed_from_time ? "time on rank 0" : "--seed");
-    printf("   congestor message = %ld B\n", o->congestor_bytes);
-    if (o->flows[0])
-        printf("   flow iterations = %d per round\n",
-               run->cfg.congestors[0]->iterations_for(run->cfg.congestor_iterations, 0));
-    else
-        printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
-               run->cfg.congestor_iterations);
-    if (o->duration > 0.0)
-        printf("   duration = %g s\n", o->duration);
-    else
-        printf("   duration = until a signal%s\n", o->stop_file[0] ? " or the stop file" : "");
-    if (o->stop_file[0])
-        printf("   stop file = %s\n", o->stop_file);
-    if (o->start_file[0])
-        printf("   start file = %s\n", o->start_file);
-    printf("   report interval = %g s\n", o->report_interval);
-    printf("   MPI = %s\n", run->mpi_library);
-    printf("   JSON = %s\n", run->json_path);
+    options_print_settings(run);
     fflush(stdout);
 }
 

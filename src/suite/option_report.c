@@ -14,6 +14,7 @@
  * value (NULL: the row's value, by its type). */
 typedef struct {
     const char *key;
+    int show_in;                                        /* programs (OPT_NT | ...) */
     void (*show)(const run_t *run);                     /* settings line(s) */
     void (*config)(json_writer_t *w, const run_t *run); /* config entries */
 } hook_t;
@@ -25,6 +26,10 @@ static int is_load(const run_t *run)
 
 static void show_official(const run_t *run)
 {
+    if (run->program == PROGRAM_NETWORK_CONGESTOR) {
+        printf("  Settings\n"); /* it measures nothing the paper publishes */
+        return;
+    }
     printf("  Settings (official default configuration: %s%s%s)\n",
            run->cfg.official_default ? "yes" : "no", run->cfg.official_default ? "" : "; differs: ",
            run->cfg.non_default);
@@ -43,8 +48,7 @@ static void config_official(json_writer_t *w, const run_t *run)
 
 static void show_seed(const run_t *run)
 {
-    if (is_load(run))
-        printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
+    printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
                run->seed_from_time ? "time on rank 0" : "--seed");
 }
 
@@ -57,8 +61,6 @@ static void config_seed(json_writer_t *w, const run_t *run)
 
 static void show_congestors(const run_t *run)
 {
-    if (!is_load(run))
-        return;
     printf("   congestors =");
     for (int i = 0; i < run->cfg.n_congestors; i++)
         printf("%s %s:%d", i ? "," : "", run->cfg.congestors[i]->id, run->cfg.weights[i]);
@@ -80,8 +82,7 @@ static void config_congestors(json_writer_t *w, const run_t *run)
 
 static void show_congestor_loops(const run_t *run)
 {
-    if (is_load(run))
-        printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
+    printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
                run->cfg.congestor_measurements, run->cfg.congestor_iterations);
 }
 
@@ -99,9 +100,29 @@ static void config_congestor_iterations(json_writer_t *w, const run_t *run)
 
 static void show_repeat(const run_t *run)
 {
-    if (is_load(run) && run->opt.repeat > 1)
+    if (run->opt.repeat > 1)
         printf("   repeat = %d (%s)\n", run->opt.repeat,
                run->opt.seed_given ? "same seed each time" : "fresh placement seed each time");
+}
+
+/* network_congestor's: per round, of the kernels or of the flows. */
+static void show_congestor_iterations(const run_t *run)
+{
+    if (run->opt.flows[0])
+        printf("   flow iterations = %d per round\n",
+               run->cfg.congestors[0]->iterations_for(run->cfg.congestor_iterations, 0));
+    else
+        printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
+               run->cfg.congestor_iterations);
+}
+
+static void show_duration(const run_t *run)
+{
+    if (run->opt.duration > 0.0)
+        printf("   duration = %g s\n", run->opt.duration);
+    else
+        printf("   duration = until a signal%s\n",
+               run->opt.stop_file[0] ? " or the stop file" : "");
 }
 
 static void show_tests(const run_t *run)
@@ -184,18 +205,19 @@ static void config_json(json_writer_t *w, const run_t *run)
 }
 
 static const hook_t hooks[] = {
-    {"official_default", show_official, config_official},
-    {"seed", show_seed, config_seed},
-    {"congestors", show_congestors, config_congestors},
-    {"congestor_measurements", show_congestor_loops, config_congestor_measurements},
-    {"congestor_iterations", NULL, config_congestor_iterations},
-    {"repeat", show_repeat, NULL},
-    {"tests", show_tests, config_tests},
-    {"loops", NULL, config_loops},
-    {"emulated_nodes", show_nodes, config_nodes},
-    {"nics_per_node", show_ppn, NULL},
-    {"mpi", show_mpi, NULL},
-    {"json", show_json, config_json},
+    {"official_default", OPT_ANY, show_official, config_official},
+    {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
+    {"congestors", OPT_LT, show_congestors, config_congestors},
+    {"congestor_measurements", OPT_LT, show_congestor_loops, config_congestor_measurements},
+    {"congestor_iterations", OPT_NC, show_congestor_iterations, config_congestor_iterations},
+    {"duration", OPT_NC, show_duration, NULL},
+    {"repeat", OPT_LT, show_repeat, NULL},
+    {"tests", OPT_MEASURING, show_tests, config_tests},
+    {"loops", 0, NULL, config_loops},
+    {"emulated_nodes", OPT_MEASURING, show_nodes, config_nodes},
+    {"nics_per_node", OPT_MEASURING, show_ppn, NULL},
+    {"mpi", OPT_ANY, show_mpi, NULL},
+    {"json", OPT_ANY, show_json, config_json},
 };
 
 static const hook_t *hook_of(const char *key)
@@ -243,13 +265,15 @@ void options_print_settings(const run_t *run)
     for (int k = 0; k < n; k++) {
         const hook_t *h = hook_of(keys[k]);
         const opt_row_t *r = option_by_key(keys[k]);
-        if (h && h->show)
-            h->show(run);
-        else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
+        if (h && h->show) {
+            if (h->show_in & option_program_bit(run->program))
+                h->show(run);
+        } else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
                    (!r->show_set || option_differs(&run->opt, r))) {
             show_row(r, &run->opt);
         }
     }
+    fflush(stdout);
 }
 
 static void config_row(json_writer_t *w, const opt_row_t *r, const options_t *o,

@@ -47,7 +47,8 @@ const opt_row_t option_table[] = {
     {"--canary-fraction", NULL, OPT_LT, OT_DOUBLE, OPT_FIELD(canary_fraction, double),
      GIVEN(canary_fraction_given), .lo = 0.0, .lo_open = 1, .hi = 0.9, .def = 0.2,
      .metavar = "F", .help = "share of nodes running canaries (default {default})",
-     .key = "canary_fraction", .official = OPT_LT, .config = OPT_LT, .config_null = CONFIG_NULL_ELSEWHERE,
+     .key = "canary_fraction", .official = OPT_LT, .config = OPT_LT,
+     .config_null = CONFIG_NULL_ELSEWHERE,
      .label = "canary fraction"},
     {"--congestors", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
      .help = "congestor " CONGESTORS_HELP},
@@ -70,14 +71,17 @@ const opt_row_t option_table[] = {
      .help = "iterations per pass (default 512, scaled)"},
     {"--duration", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(duration, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
-     .help = "stop after SEC seconds (default: no limit)"},
+     .help = "stop after SEC seconds (default: no limit)", .key = "duration"},
     {"--stop-file", NULL, OPT_NC, PATH(stop_file), .metavar = "PATH",
-     .help = "stop once PATH exists (checked every pass)"},
+     .help = "stop once PATH exists (checked every pass)", .key = "stop_file",
+     .label = "stop file", .show_set = 1},
     {"--start-file", NULL, OPT_NC, PATH(start_file), .metavar = "PATH",
-     .help = "wait until PATH exists before congesting"},
+     .help = "wait until PATH exists before congesting", .key = "start_file",
+     .label = "start file", .show_set = 1},
     {"--report-interval", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(report_interval, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 5.0, .metavar = "SEC",
-     .help = "seconds between bandwidth lines (default {default})"},
+     .help = "seconds between bandwidth lines (default {default})", .key = "report_interval",
+     .label = "report interval", .unit = " s"},
     {"--flows", NULL, OPT_NC, PATH(flows), .metavar = "FILE",
      .help = "instead of the kernels: point-to-point traffic\n"
              "along 'SRC DST' node-name lines (bullies)"},
@@ -163,7 +167,8 @@ const char *const option_official_order[] = {
     "congestor_bytes", "placement", NULL};
 const char *const option_settings_order[] = {
     "official_default", "seed", "ring_seed", "canary_fraction", "congestors",
-    "congestor_measurements", "congestor_bytes", "placement", "congestor_sweep", "repeat",
+    "congestor_measurements", "congestor_bytes", "congestor_iterations", "duration",
+    "stop_file", "start_file", "report_interval", "placement", "congestor_sweep", "repeat",
     "converge", "time_limit_s", "tests", "emulated_nodes", "nics_per_node", "verbose", "mpi",
     "json", NULL};
 const char *const option_config_order[] = {

@@ -61,7 +61,7 @@ typedef struct {
 
     /* The run's record: key in the JSON config and in the official-default
      * list; official: the programs in which a value other than the default
-     * makes a run unofficial (by .given when it has one). */
+     * makes a run unofficial (option_differs). */
     const char *key;
     int official;
     int config;         /* programs whose config carries the key */
@@ -108,7 +108,9 @@ const opt_row_t *option_lookup(const char *name, program_t program);
 int option_scope(const char *name);
 /* The field of a row in o. */
 void *option_field(const options_t *o, const opt_row_t *row);
-/* 1 when o's value of row differs from its default (its .given when set). */
+/* 1 when o's value of row differs from its default. A row with a keyword
+ * has the keyword as its default (--seed time: rank 0's clock), so any
+ * value given differs. */
 int option_differs(const options_t *o, const opt_row_t *row);
 
 #endif

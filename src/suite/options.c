@@ -230,9 +230,9 @@ void options_defaults(options_t *o, program_t program)
     o->program = program;
     for (int i = 0; i < option_table_count; i++) {
         const opt_row_t *r = &option_table[i];
-        void *f = option_field(o, r);
         if (r->variant || r->field == OPT_NO_FIELD)
             continue;
+        void *f = option_field(o, r);
         if (r->type == OT_INT || r->type == OT_CHOICE)
             *(int *)f = (int)r->def;
         else if (r->type == OT_LONG)

@@ -225,12 +225,13 @@ static void settings_and_config_carry_every_option(void)
                             err, 512) == OPT_RUN);
         run.opt.congestor_sweep = 1; /* shown only when set */
         run.opt.converge = 0.5;
+        snprintf(run.opt.stop_file, OPT_PATH_MAX, "stop"); /* these two too */
+        snprintf(run.opt.start_file, OPT_PATH_MAX, "start");
         run_config_resolve(&run.cfg, &run.opt, programs[p]);
         run.nodes.ppn_max = run.nodes.ppn_min = 1;
         static char config[16384];
         snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
-        const char *settings = programs[p] == PROGRAM_NETWORK_CONGESTOR
-                                   ? "" : captured(options_print_settings, &run, NULL);
+        const char *settings = captured(options_print_settings, &run, NULL);
         int bit = option_program_bit(programs[p]);
         for (int i = 0; i < option_table_count; i++) {
             const opt_row_t *r = &option_table[i];
@@ -243,7 +244,7 @@ static void settings_and_config_carry_every_option(void)
                 CHECK(strstr(config, key) != NULL);
             }
             snprintf(key, sizeof(key), "   %s = ", r->label ? r->label : "");
-            if (r->label && (option_scope(r->name) & bit) && bit != OPT_NC)
+            if (r->label && (option_scope(r->name) & bit))
                 CHECK(strstr(settings, key) != NULL);
         }
         CHECK(strstr(config, "\"official_default\": false") != NULL);
