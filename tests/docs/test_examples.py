@@ -146,7 +146,12 @@ def test_example_runs_as_written(block, tmp_path):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
-        pytest.fail(f"{block.name} ran over {BLOCK_TIMEOUT} s:\n{out[-4000:]}")
+        pytest.fail(f"{block.name} ran over {BLOCK_TIMEOUT} s:\n{out[-6000:]}")
+    finally:
+        # The testbed is one per machine: never leave it up for the next block.
+        if "gpcnet testbed up" in text:
+            subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "down"],
+                           capture_output=True, stdin=subprocess.DEVNULL, timeout=300)
     assert proc.returncode == 0, f"{block.name} failed ({proc.returncode}):\n{out[-6000:]}"
     shown = examples.shown_output(block) if block.lang == "console" else []
     missing = examples.in_order(shown, out)
