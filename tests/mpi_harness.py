@@ -25,6 +25,15 @@ def binary(name: str) -> Path:
     return build_dir() / name
 
 
+def built(name: str) -> str:
+    """A program of the build, or the test fails saying how to build it."""
+    import pytest
+    path = binary(name)
+    if not path.exists():
+        pytest.fail(f"{path} is not built: run scripts/build.sh")
+    return str(path)
+
+
 def launcher(np: int) -> list:
     if MPI == "openmpi":
         exe = shutil.which("mpirun.openmpi") or "mpirun"

@@ -3,13 +3,12 @@ of the Python tool's tests."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
-
-from gpcnet.cli import main
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -25,24 +24,23 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def congestor_bin():
-    path = mpi_harness.binary("network_congestor")
-    if not path.exists():
-        pytest.fail(f"{path} is not built: run scripts/build.sh")
-    return str(path)
+    return mpi_harness.built("network_congestor")
 
 
 def fixture_doc(name: str) -> dict:
     return json.loads((FIXTURES / name).read_text())
 
 
-@pytest.fixture
-def cli(capsys):
-    """Run `gpcnet ARGS...` in-process; return (exit code, stdout, stderr)."""
-    def run(*args):
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
+def _python_tests_conftest():
+    """The Python tool's tests' conftest, loaded under its own name."""
+    spec = importlib.util.spec_from_file_location("gpcnet_python_tests_conftest",
+                                                  REPO / "tests" / "python" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+cli = _python_tests_conftest().cli  # `gpcnet ARGS...` in-process: (exit code, stdout, stderr)
 
 
 def one_line_error(code: int, err: str) -> str:

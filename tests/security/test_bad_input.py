@@ -119,6 +119,13 @@ def test_study_resume_validates_the_old_json(cli, tmp_path, congestor_bin):
     assert "$.runs[0].wall_s" in one_line_error(code, err)
 
 
+def _study_error(cli, tmp_path, congestor_bin, kind, *args) -> str:
+    """The one line `gpcnet study KIND ARGS -n 1 ... -- true` answers with."""
+    code, _, err = cli("study", kind, "--launcher", "local", *args, "-n", "1",
+                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
+    return one_line_error(code, err)
+
+
 @pytest.mark.parametrize("nodes, says", [
     ("n[0-99999999]", "more than 100000 nodes"),
     ("n[0-199999],n0", "more than 100000 nodes"),
@@ -129,16 +136,13 @@ def test_study_resume_validates_the_old_json(cli, tmp_path, congestor_bin):
     ("n[[1-2]]", "nested"),
 ])
 def test_host_lists(cli, tmp_path, congestor_bin, nodes, says):
-    code, _, err = cli("study", "corun", "--launcher", "local", "--nodes", nodes, "-n", "1",
-                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
-    line = one_line_error(code, err)
+    line = _study_error(cli, tmp_path, congestor_bin, "corun", "--nodes", nodes)
     assert says in line and len(line) < 300
 
 
 def test_duplicate_nodes_found_in_linear_time(cli, tmp_path, congestor_bin):
-    code, _, err = cli("study", "corun", "--launcher", "local", "--nodes", "n[0-99998],n7", "-n", "1",
-                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
-    assert "names a node twice: n7" in one_line_error(code, err)
+    line = _study_error(cli, tmp_path, congestor_bin, "corun", "--nodes", "n[0-99998],n7")
+    assert "names a node twice: n7" in line
 
 
 @pytest.mark.parametrize("content, says", [
@@ -147,11 +151,8 @@ def test_duplicate_nodes_found_in_linear_time(cli, tmp_path, congestor_bin):
     (b"node1 slots=2\n<b>x</b>\n", "hosts:2: node name"),
 ])
 def test_hostfiles(cli, tmp_path, congestor_bin, content, says):
-    hosts = tmp_path / "hosts"
-    hosts.write_bytes(content)
-    code, _, err = cli("study", "corun", "--launcher", "local", "--hostfile", hosts, "-n", "1",
-                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
-    assert says in one_line_error(code, err)
+    (tmp_path / "hosts").write_bytes(content)
+    assert says in _study_error(cli, tmp_path, congestor_bin, "corun", "--hostfile", tmp_path / "hosts")
 
 
 @pytest.mark.parametrize("content, says", [
@@ -161,17 +162,12 @@ def test_hostfiles(cli, tmp_path, congestor_bin, content, says):
     (b"SwitchName=<s> Nodes=n1\n", "switch name"),
 ])
 def test_topology_conf(cli, tmp_path, congestor_bin, content, says):
-    conf = tmp_path / "topology.conf"
-    conf.write_bytes(content)
-    code, _, err = cli("study", "bully", "--launcher", "local", "--topology", conf, "-n", "1",
-                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
-    assert says in one_line_error(code, err)
+    (tmp_path / "topology.conf").write_bytes(content)
+    assert says in _study_error(cli, tmp_path, congestor_bin, "bully", "--topology", tmp_path / "topology.conf")
 
 
 def test_topology_conf_dev_zero(cli, tmp_path, congestor_bin):
-    code, _, err = cli("study", "bully", "--launcher", "local", "--topology", "/dev/zero", "-n", "1",
-                       "--congestor-bin", congestor_bin, "-o", tmp_path / "s.json", "--", "true")
-    assert "a NUL byte" in one_line_error(code, err)
+    assert "a NUL byte" in _study_error(cli, tmp_path, congestor_bin, "bully", "--topology", "/dev/zero")
 
 
 @pytest.mark.parametrize("args, says", [

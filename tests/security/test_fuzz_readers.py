@@ -28,6 +28,16 @@ def plain_error(e: GpcnetError) -> None:
     assert "\n" not in text and len(text) < 2000, text
 
 
+def read_bytes_with(reader, path, raw: bytes):
+    """reader(path) on a file holding raw: its result, or None after a plain GpcnetError."""
+    path.write_bytes(raw)
+    try:
+        return reader(path)
+    except GpcnetError as e:
+        plain_error(e)
+        return None
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20),
@@ -63,12 +73,7 @@ RESULT_PATHS = list(_paths(RESULTS))
 @FUZZ
 @given(raw=st.binary(max_size=400))
 def test_results_reader_any_bytes(tmp_path, raw):
-    p = tmp_path / "r.json"
-    p.write_bytes(raw)
-    try:
-        load.load(p)
-    except GpcnetError as e:
-        plain_error(e)
+    read_bytes_with(load.load, tmp_path / "r.json", raw)
 
 
 @FUZZ
@@ -164,14 +169,8 @@ def test_testbed_rates_and_delays_any_text(text):
 @given(raw=st.binary(max_size=300))
 def test_hostfile_any_bytes(tmp_path, raw):
     from gpcnet.study.launch import read_nodes
-    p = tmp_path / "hosts"
-    p.write_bytes(raw)
-    try:
-        names = read_nodes(str(p), None, False, False)
-    except GpcnetError as e:
-        plain_error(e)
-        return
-    assert all(topology.check_name(n) for n in names)
+    names = read_bytes_with(lambda p: read_nodes(str(p), None, False, False), tmp_path / "hosts", raw)
+    assert all(topology.check_name(n) for n in names or [])
 
 
 @FUZZ

@@ -18,7 +18,4 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def congestor_bin():
-    path = mpi_harness.binary("network_congestor")
-    if not path.exists():
-        pytest.fail(f"{path} is not built: run scripts/build.sh")
-    return str(path)
+    return mpi_harness.built("network_congestor")
