@@ -242,10 +242,13 @@ def _fom(text) -> float | None:
 
 
 def _congestor_summary(path: Path, names: dict, planned: list) -> dict:
+    from gpcnet.load import read_json
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        return {"error": f"no congestor JSON ({e.__class__.__name__})"}
+        doc = read_json(path, "congestor JSON")
+    except GpcnetError as e:
+        return {"error": f"no congestor JSON ({e})"}
+    if not isinstance(doc, dict):
+        return {"error": "no congestor JSON (not an object)"}
     run = doc.get("congestor_run") or {}
     ran_on = (doc.get("placement") or {}).get("congestor_nodes") or []
     back = {v: k for k, v in names.items()}
@@ -283,6 +286,8 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
     if workdir.is_symlink() or (workdir.exists() and not workdir.is_dir()):
         raise GpcnetError(f"{workdir}: not a directory of ours (a link or a file); remove it first")
     workdir.mkdir(exist_ok=True)
+    if workdir.stat().st_uid != os.geteuid():  # its owner could swap the job files under us
+        raise GpcnetError(f"{workdir}: belongs to another user; remove it or choose another --output")
     launcher.workdir = workdir
     done = {r["id"] for r in study["runs"] if r.get("status") == "ok"}
     todo = [s for s in specs if s["id"] not in done]
