@@ -1,7 +1,8 @@
-/* Command-line options of the three programs (docs/method.md#options), all
- * generated from one declarative table (option_table.c): parsing,
- * validation, --help, the official-default check, the printed settings and
- * the JSON config.
+/* The settings of one run of the three programs (docs/method.md#options):
+ * the types only. One declarative table describes every field
+ * (option_table.c) and generates parsing, validation, --help, the
+ * official-default check, the printed settings and the JSON config
+ * (option_parse.h, option_report.h).
  *
  * Pure C, no MPI: every rank parses the same argv and reaches the same
  * verdict, so a bad option ends every rank the same way without talking.
@@ -80,25 +81,6 @@ typedef struct {
     char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */
 } options_t;
 
-void options_defaults(options_t *o, program_t program);
-
-/* Parse argv. On OPT_ERROR, err holds a one-line message (no usage). */
-opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,
-                           const name_catalog_t *tests, const name_catalog_t *congestors,
-                           char *err, size_t errlen);
-
-/* Usage text for the program, written into buf. */
-void options_usage(program_t program, const name_catalog_t *tests,
-                   const name_catalog_t *congestors, char *buf, size_t len);
-
 const char *program_name(program_t program);
-
-/* The official-default check: the names of the settings in o that differ
- * from the published configuration, comma-separated into buf (empty when
- * none); returns how many. The test and congestor lists are judged by the
- * caller, who knows the kernels' defaults (tests_default,
- * congestors_default: 1 when the selection is the default one). */
-int options_non_default(const options_t *o, program_t program, int tests_default,
-                        int congestors_default, char *buf, size_t len);
 
 #endif

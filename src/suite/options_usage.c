@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suite/option_parse.h"
 #include "suite/option_table.h"
 
 #define HELP_COLUMN 29

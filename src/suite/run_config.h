@@ -8,7 +8,7 @@
 
 #include "canary/canary.h"
 #include "congestor/congestor.h"
-#include "suite/options.h"
+#include "suite/option_parse.h"
 
 typedef struct {
     int n_tests;
