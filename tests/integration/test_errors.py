@@ -63,10 +63,19 @@ def test_existing_results_need_force(harness, tmp_path):
     assert harness.run(2, "network_test", *args, "--force").returncode == 0
 
 
-def test_missing_output_dir(harness, tmp_path):
+def test_missing_output_dir_is_made(harness, tmp_path):
+    """A missing --output-dir is made with its parents; one that cannot be
+    made (a file in the way) is refused before anything is measured."""
+    p = harness.run(2, "network_test", "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
+                    "--time-limit", "0.05", "--measurements", "2", "--rings", "2",
+                    "--iterations", "5", "--warmup", "1", "--output-dir", tmp_path / "a" / "b")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (tmp_path / "a" / "b" / "network_test.json").is_file()
+    (tmp_path / "file").write_text("x")
     p = harness.run(2, "network_test", "--emulate-nodes", "1",
-                    "--output-dir", tmp_path / "missing")
-    assert p.returncode == 1 and "cannot write to output directory" in p.stderr
+                    "--output-dir", tmp_path / "file" / "sub")
+    assert p.returncode == 1 and "cannot create output directory" in p.stderr
+    assert p.stdout == ""
 
 
 def test_more_emulated_nodes_than_ranks(harness, tmp_path):
