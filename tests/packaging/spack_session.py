@@ -32,7 +32,8 @@ BUILDS = {"default": "gpcnet~python~sanitize", "python": "gpcnet+python~sanitize
 # numpy, matplotlib and jsonschema Spack takes as externals (building them
 # would take an hour).
 _PY_EXTERNALS = {"py-numpy": "numpy", "py-matplotlib": "matplotlib",
-                 "py-jsonschema": "jsonschema", "py-pip": "pip",
+                 "py-jsonschema": "jsonschema", "py-jinja2": "jinja2",
+                 "py-markupsafe": "markupsafe", "py-pip": "pip",
                  "py-setuptools": "setuptools", "py-wheel": "wheel"}
 
 

@@ -79,6 +79,8 @@ class Gpcnet(CMakePackage):
         depends_on("py-numpy@1.20:", type="run")
         depends_on("py-matplotlib@3.5:", type="run")
         depends_on("py-jsonschema@4:", type="run")
+        depends_on("py-jinja2@3:", type="run")
+        depends_on("py-markupsafe@2:", type="run")
 
     def cmake_args(self):
         return [
