@@ -35,8 +35,16 @@ def exit_code(e: BaseException) -> int:
 @contextlib.contextmanager
 def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
     fired = []
+    owner = os.getpid()
 
     def handler(signum, frame):
+        if os.getpid() != owner:
+            # A forked child that inherited the handler (pyroute2's netns
+            # helper is one): it must die as the signal says, never run
+            # the parent's cleanup (that once removed a testbed being built).
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         if fired or any(isinstance(x, KeyboardInterrupt) for x in _active_exceptions()):
             return  # already stopping
         fired.append(signum)
