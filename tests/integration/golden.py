@@ -126,7 +126,8 @@ def build_base(build, commit=BASE):
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     cache = (build / "CMakeCache.txt").read_text() if (build / "CMakeCache.txt").exists() else ""
     defs = ["-DGPCNET_BUILD_TESTS=OFF"]
-    for var in ("CMAKE_C_COMPILER", "GPCNET_COMPILER_IS_MPI_WRAPPER", "CMAKE_BUILD_TYPE"):
+    for var in ("CMAKE_C_COMPILER", "MPI_C_COMPILER", "GPCNET_COMPILER_IS_MPI_WRAPPER",
+                "CMAKE_BUILD_TYPE"):
         m = re.search(rf"^{var}:[A-Z]+=(.*)$", cache, re.M)
         if m and m.group(1):
             defs.append(f"-D{var}={m.group(1)}")
