@@ -48,7 +48,10 @@ def ok(p):
 
 
 def _python_externals() -> str:
-    lines = ["packages:",
+    # Spack may pick either system MPI (Debian has both); the stage tests
+    # the same one every time: Open MPI, whose launcher refuses root unless
+    # told, which is what the root run of `spack test run` checks.
+    lines = ["packages:", "  mpi:", "    require: [openmpi]",
              "  python:", "    buildable: false", "    externals:",
              f"    - spec: python@{platform.python_version()}", f"      prefix: {sys.prefix}"]
     for package, dist in _PY_EXTERNALS.items():

@@ -89,6 +89,11 @@ def as_normal_user(spack):
         (home / "scope").mkdir(parents=True)
         (home / "scope" / "config.yaml").write_text(
             f"config:\n  test_stage: {home / 'test'}\n  misc_cache: {home / 'cache'}\n")
+        # The user's copy of our package repository: the checkout may sit in
+        # a directory only root can enter (a clone in `mktemp -d` is 0700).
+        shutil.copytree(REPO / "packaging" / "spack", home / "repo")
+        (home / "scope" / "repos.yaml").write_text(
+            f"repos:\n  gpcnet_project: {home / 'repo'}\n")
         # Spack's package indexes, built once already: the user's copy of them.
         if (spack.base / "user-cache" / "cache").is_dir():
             shutil.copytree(spack.base / "user-cache" / "cache", home / "cache", symlinks=True)

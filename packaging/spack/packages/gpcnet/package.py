@@ -105,23 +105,30 @@ class Gpcnet(CMakePackage):
     # `spack test run gpcnet`: small jobs on emulated nodes (every rank is a
     # node), so they run on a login node or a laptop as well as in a job.
 
+    # The launcher of each MPI, most specific name first: where several MPIs
+    # share a prefix (Debian's /usr), plain `mpirun` is whichever one the
+    # system's alternatives chose, not necessarily the MPI of this build.
+    _LAUNCHERS = {
+        "openmpi": ("mpirun.openmpi", "mpiexec.openmpi", "mpirun", "mpiexec"),
+        "mpich": ("mpiexec.mpich", "mpirun.mpich", "mpiexec.hydra", "mpiexec", "mpirun"),
+    }
+
     def _mpirun(self):
         mpi = self.spec["mpi"]
-        launcher = which(
-            join_path(mpi.prefix.bin, "mpirun"), join_path(mpi.prefix.bin, "mpiexec"),
-            "mpirun", "mpiexec",
-        )
+        names = self._LAUNCHERS.get(mpi.name, ("mpirun", "mpiexec"))
+        launcher = which(*[join_path(mpi.prefix.bin, n) for n in names])
         if launcher is None:
-            raise SkipTest("no mpirun or mpiexec found for " + mpi.name)
+            raise SkipTest("no launcher (" + ", ".join(names) + ") in " + mpi.prefix.bin)
         args = []
         if mpi.name == "openmpi":
             # More ranks than cores; busy-polling ranks must yield.
             args = ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
             # Spack runs these tests in its own environment: as root, Open
-            # MPI's launcher starts only when told that this is intended.
-            if hasattr(os, "geteuid") and os.geteuid() == 0:
-                os.environ["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
-                os.environ["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+            # MPI's launcher starts only when told that this is intended
+            # (other MPIs ignore these variables).
+            os.environ["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+            os.environ["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
         if self.spec.satisfies("+sanitize"):
             # Any undefined behaviour ends the run (and fails the test); leak
             # checks are off, as in the project's own sanitizer runs: the MPI
