@@ -12,16 +12,22 @@ runs exactly as written, as a new user would type it:
 - and after it `git status --porcelain` in the copy is empty: what the
   examples write is inside .gitignore or outside the repository.
 
+Run as root, every block not marked root runs a second time as a throw-away
+unprivileged user (test_example_runs_as_a_normal_user).
+
 GPCNET_DOCS_SLOW=1 also runs the blocks marked slow (minutes each).
 """
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -108,12 +114,10 @@ def runnable(block):
         pytest.skip("needs root (marked root)")
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE],
-                         ids=lambda b: b.name)
-def test_example_runs_as_written(block, tmp_path):
-    runnable(block)
-    home = tmp_path / "home"
-    home.mkdir()
+def prepare(block, tmp_path: Path, copy_build: bool = False) -> Path:
+    """The directory the block runs in, with what its mark says is there
+    first. copy_build: the build's programs copied, not linked (for a user
+    who may not reach the build directory)."""
     if "scratch" in block.options:
         where = tmp_path / "work"
         where.mkdir()
@@ -122,7 +126,10 @@ def test_example_runs_as_written(block, tmp_path):
     if "build" in block.options:
         (where / "build").mkdir()
         for name in ("network_test", "network_load_test", "network_congestor"):
-            (where / "build" / name).symlink_to(BUILD / name)
+            if copy_build:
+                shutil.copy2(BUILD / name, where / "build" / name)
+            else:
+                (where / "build" / name).symlink_to(BUILD / name)
     if block.options.get("given"):
         for item in block.options["given"].split(","):
             name, _, stem = item.partition(":")
@@ -131,14 +138,23 @@ def test_example_runs_as_written(block, tmp_path):
         if "scratch" not in block.options:  # part of the starting state, not of what it writes
             subprocess.run(["git", "add", "-f", "."], cwd=where, check=True)
             subprocess.run(GIT + ["commit", "-q", "-m", "given"], cwd=where, check=True)
+    return where
+
+
+def command(block) -> list:
     text = examples.script(block)
     if block.cls == "python":
-        cmd = [sys.executable, "-c", text]
-    elif block.lang == "console":  # typed at a prompt: a failing line does not end it
-        cmd = ["bash", "-c", text]
-    else:
-        cmd = ["bash", "-e", "-o", "pipefail", "-c", text]
-    proc = subprocess.Popen(cmd, cwd=where, env=user_env(home), stdin=subprocess.DEVNULL,
+        return ["python3", "-c", text]
+    if block.lang == "console":  # typed at a prompt: a failing line does not end it
+        return ["bash", "-c", text]
+    return ["bash", "-e", "-o", "pipefail", "-c", text]
+
+
+def run_and_check(block, cmd: list, where: Path, env: dict, git=GIT):
+    """Run the block's command; check its exit, what a console block shows,
+    and that it left nothing git does not ignore."""
+    text = examples.script(block)
+    proc = subprocess.Popen(cmd, cwd=where, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     try:
@@ -159,6 +175,93 @@ def test_example_runs_as_written(block, tmp_path):
                          f"missing, in order: {missing}\nprinted:\n{out[-6000:]}")
     if "scratch" in block.options:
         return
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=where,
+    status = subprocess.run([*git, "status", "--porcelain", "--untracked-files=all"], cwd=where,
                             capture_output=True, text=True, check=True).stdout
     assert status == "", f"{block.name} left files git does not ignore:\n{status}"
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE],
+                         ids=lambda b: b.name)
+def test_example_runs_as_written(block, tmp_path):
+    runnable(block)
+    home = tmp_path / "home"
+    home.mkdir()
+    where = prepare(block, tmp_path)
+    cmd = command(block)
+    if block.cls == "python":
+        cmd[0] = sys.executable
+    run_and_check(block, cmd, where, user_env(home))
+
+
+# --- The same blocks typed by a user who is not root ------------------------
+
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can reach `path` (every parent
+    directory searchable by others)."""
+    return all(not (part.is_dir() and not part.stat().st_mode & stat.S_IXOTH)
+               for part in [path, *path.parents] if part.exists())
+
+
+def _needs_the_tool(block) -> bool:
+    """Whether the block runs the gpcnet tool or the Python with it
+    (pytest, ReFrame): a stdlib-only snippet runs with any python3."""
+    text = examples.script(block)
+    if block.cls == "python":
+        return "gpcnet" in text
+    return re.search(r"(^|[\s;&|(])(gpcnet|python3|reframe)\s", text) is not None \
+        or "run-local.sh" in text
+
+
+@pytest.fixture(scope="module")
+def normal_user():
+    """A throw-away unprivileged user, made here and removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("tests not run as root: test_example_runs_as_written already ran "
+                    "every block as a normal user")
+    for tool in ("useradd", "userdel", "runuser"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} not found: needed to run the examples as a normal user")
+    name = f"gpcnet-d{os.getpid()}"
+    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home",
+                    "--shell", "/usr/sbin/nologin", name], check=True, capture_output=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+        subprocess.run(["userdel", name], capture_output=True)
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE
+                                   and "root" not in b.options], ids=lambda b: b.name)
+def test_example_runs_as_a_normal_user(block, normal_user):
+    """Every block not marked root, typed by an unprivileged user in a copy
+    the user owns (the OMPI root settings a block exports are then unused).
+    Blocks that use the Python tool need a Python with gpcnet that the user
+    can run: where the one running these tests is private (pyenv under
+    /root), they are skipped, saying so."""
+    runnable(block)
+    python = Path(os.path.realpath(sys.executable))
+    if _needs_the_tool(block) and not _reachable_by_others(python):
+        pytest.skip(f"uses the gpcnet tool, whose Python ({python}) other users cannot reach")
+    base = Path(tempfile.mkdtemp(prefix="gpcnet-docs-user-"))
+    try:
+        home = base / "home"
+        home.mkdir()
+        where = prepare(block, base, copy_build=True)
+        for path in [base, *base.rglob("*")]:
+            os.chown(path, normal_user.pw_uid, normal_user.pw_gid, follow_symlinks=False)
+        tool_dir = f"{python.parent}:" if _reachable_by_others(python) else ""
+        env = {"PATH": f"{tool_dir}/usr/local/bin:/usr/bin:/bin",
+               "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8", "USER": normal_user.pw_name}
+        as_user = ["runuser", "-u", normal_user.pw_name, "--", "env", "-i",
+                   *(f"{k}={v}" for k, v in env.items())]
+        git = ["runuser", "-u", normal_user.pw_name, "--", "env", f"HOME={home}", *GIT]
+        run_and_check(block, as_user + command(block), where, env=None, git=git)
+        # Nothing the user wrote is left outside its own directory.
+        strays = subprocess.run(["find", "/tmp", "-maxdepth", "1", "-user", normal_user.pw_name],
+                                capture_output=True, text=True).stdout.split()
+        strays = [p for p in strays if Path(p) != base]
+        assert not strays, f"{block.name} left files of its user in /tmp: {strays}"
+    finally:
+        subprocess.run(["pkill", "-KILL", "-u", normal_user.pw_name], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
