@@ -1,55 +1,86 @@
-/* Adaptive stop (--converge TOL, docs/method.md#convergence): has a test's Avg and 99%
- * settled to a relative tolerance?
+/* Adaptive stop (--converge TOL, docs/method.md#convergence): are a test's
+ * Avg and 99% known to a relative precision TOL?
  *
- * Each rank judges its own data; the loop combines the verdicts with the
- * MIN reduction it already makes for the time limit, so the decision is
- * collective and the same on every rank. When every rank's mean and tail
- * are stable, so are the global ones: the global Avg is the mean of the
- * ranks' means (every rank completes the same measurements) and the global
- * 99% is a quantile of the mixture of the ranks' distributions.
+ * Both are judged by 95% confidence intervals whose half-width, relative
+ * to the estimate, must be <= TOL. The samples of a test are not
+ * independent (a host or network switches between modes that last many
+ * measurements), so both intervals come from batches of consecutive
+ * measurements, not from single samples:
  *
- * Avg: batch means. One batch = one measurement (its rings for ring
- * tests, its iterations for collectives). Converged once there are at
- * least CONVERGE_MIN_BATCHES batches and the 95% confidence half-width of
- * the mean, 1.96 s / sqrt(b) / |mean| (s: standard deviation of the batch
- * means), is <= TOL.
+ * Batches. A batch is u consecutive measurements, u0 at first (enough for
+ * CONVERGE_BATCH_SAMPLES samples: ten expected beyond the 99%). When
+ * CONVERGE_MAX_BATCHES are full, neighbours merge and u doubles, so the
+ * batches grow with the test and end up longer than the time over which
+ * the samples are correlated. Judged once there are >= CONVERGE_MIN_BATCHES.
  *
- * 99%: windows of at least 100 / (1 - 0.99) = 10,000 samples. At the end
- * of every window the 99% of all samples so far is compared with its value
- * at the end of the previous window; converged once CONVERGE_STABLE_WINDOWS
- * successive windows each moved it by <= TOL (relative): with 1, at least
- * two windows (20,000 samples) per rank.
+ * Avg: batch means. Half-width t(b-1) s / sqrt(b), s the standard
+ * deviation of the b batch means, times sqrt((1 + r1) / (1 - r1)) when the
+ * lag-1 autocorrelation r1 of the batch means is positive (batches still
+ * shorter than the modes: never narrower than that, so a slow switch makes
+ * the interval wider, not the stop earlier).
  *
- * Pure C, O(1) memory. */
+ * 99%: distribution-free, from order statistics. With n independent
+ * samples the fraction beyond the 99% has variance p(1-p)/n (p = 0.01),
+ * and [x(0.99 - t se), x(0.99 + t se)] is a 95% interval of the 99%
+ * (x(f): the f quantile of the samples). The samples are correlated, so the
+ * variance is measured instead: every batch counts its samples beyond a
+ * fixed grid of thresholds around the 99% (cells of CONVERGE_CELL_BUCKETS
+ * histogram buckets, CONVERGE_CELLS of them); at the threshold nearest the
+ * current 99%, the batch-to-batch variance of that fraction against the
+ * binomial one is the variance inflation (>= 1, with the same r1
+ * correction). se = sqrt(inflation p(1-p)/n).
+ *
+ * If the 99% leaves the inner half of the grid (it moved by 2x) the
+ * batches restart with a grid around the new value: the test so far was
+ * not stationary.
+ *
+ * Per rank, O(1) memory (about 35 KiB); the loops combine every rank's
+ * verdict and worst precision in the agreement they already make. Pure C. */
 #ifndef GPCNET_CONVERGE_H
 #define GPCNET_CONVERGE_H
 
 #include "infra/histogram.h"
 
-#define CONVERGE_MIN_BATCHES 10
-#define CONVERGE_STABLE_WINDOWS 1
 #define CONVERGE_QUANTILE 0.99
+#define CONVERGE_MIN_BATCHES 16
+#define CONVERGE_MAX_BATCHES 32
+#define CONVERGE_BATCH_SAMPLES 1000.0 /* 10 / (1 - 0.99) */
+#define CONVERGE_CELL_BUCKETS 32      /* 1/32 octave */
+#define CONVERGE_CELLS 128            /* 4 octaves around the 99% */
+/* Per batch: samples below the grid, in each cell, above the grid. */
+#define CONVERGE_COUNTS (CONVERGE_CELLS + 2)
+
+typedef struct {
+    double mean;    /* of its measurement means */
+    double samples; /* its samples */
+    double counts[CONVERGE_COUNTS];
+} converge_batch_t;
 
 typedef struct {
     double tol;
     int higher_is_better;
-    double window;      /* samples per tail window */
-    long batches;
-    double sum, sum_sq; /* of the batch means */
-    double next_window; /* sample count that ends the current window */
-    double tail_prev;   /* 99% at the end of the previous window (NaN: none) */
-    int stable_windows;
-    double avg_precision;  /* last relative half-width of the mean (inf: unknown) */
-    double tail_precision; /* last relative change of the 99% (inf: unknown) */
+    int grid_lo;            /* first histogram bucket of the grid; -1: no grid yet */
+    long per_batch;         /* measurements per batch (0: not known yet) */
+    long measurements;      /* since the (re)start */
+    double pending_mean;    /* converge_add_batch's value, for converge_check_tail */
+    double prev[CONVERGE_COUNTS]; /* the histogram's counts at the last measurement */
+    converge_batch_t open;  /* the batch being filled */
+    long open_measurements;
+    int batches;            /* full batches */
+    converge_batch_t batch[CONVERGE_MAX_BATCHES];
+    double avg_precision;   /* last relative 95% half-width of the mean (inf: unknown) */
+    double tail_precision;  /* same for the 99% */
 } converge_t;
 
 void converge_init(converge_t *c, double tol, int higher_is_better);
-/* The mean value of one batch (measurement) of this rank. */
-void converge_add_batch(converge_t *c, double batch_mean);
-/* After a batch: look at the tail if a window has ended (h: this rank's
- * samples so far). */
+/* One measurement: first its mean value (converge_add_batch), then
+ * converge_check_tail with this rank's samples so far (h), which files the
+ * measurement and updates both precisions. */
+void converge_add_batch(converge_t *c, double measurement_mean);
 void converge_check_tail(converge_t *c, const hist_t *h);
-/* 1 when both the mean and the tail have settled. */
+/* 1 when both the Avg and the 99% are known to the tolerance. */
 int converge_done(const converge_t *c);
+/* Two-sided 97.5% quantile of Student's t with df degrees of freedom. */
+double converge_t975(int df);
 
 #endif
