@@ -1,5 +1,6 @@
 #include "infra/progress.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,5 +49,27 @@ void progress_heartbeat(double elapsed_in_test)
     stamp();
     fprintf(stderr, "  ... %s: %.1f s of %.3g s, %d step(s) after this\n", P.what,
             elapsed_in_test, P.limit, P.n_steps - P.step);
+    fflush(stderr);
+}
+
+static const char *percent(char *buf, size_t size, double precision)
+{
+    if (isfinite(precision))
+        snprintf(buf, size, "+-%.1f%%", 100.0 * precision);
+    else
+        snprintf(buf, size, "unknown");
+    return buf;
+}
+
+void progress_converge(const char *test, int converged, double avg_precision,
+                       double tail_precision, double tol)
+{
+    if (!P.enabled)
+        return;
+    char a[32], t[32];
+    stamp();
+    fprintf(stderr, "  %s: %s (95%% half-widths: Avg %s, 99%% %s; --converge %g)\n", test,
+            converged ? "converged" : "cap reached before the precision",
+            percent(a, sizeof(a), avg_precision), percent(t, sizeof(t), tail_precision), tol);
     fflush(stderr);
 }

@@ -9,5 +9,9 @@ void progress_step(const char *phase, const char *what, double time_limit);
 /* Called at every measurement with the seconds spent in the current test;
  * prints at most every few seconds. Cheap when disabled. */
 void progress_heartbeat(double elapsed_in_test);
+/* --converge: how a test ended and the precision it reached (relative 95%
+ * half-widths, inf or NaN: too few batches to tell). */
+void progress_converge(const char *test, int converged, double avg_precision,
+                       double tail_precision, double tol);
 
 #endif

@@ -208,11 +208,13 @@ static void write_result(json_writer_t *w, const result_t *r)
     if (isnan(r->avg_precision)) {
         jw_null(w, "precision");
     } else {
-        /* --converge: the worst rank's relative 95% half-width of the mean
-         * and relative change of the 99% over the last window. */
+        /* --converge: the worst rank's relative 95% confidence half-widths
+         * of the Avg and the 99% (null: too few batches to tell), and
+         * whether they reached the tolerance before the cap. */
         jw_object_begin(w, "precision");
         jw_number(w, "avg", r->avg_precision);
         jw_number(w, "p99", r->tail_precision);
+        jw_bool(w, "reached", r->converged);
         jw_object_end(w);
     }
     write_histogram(w, r);

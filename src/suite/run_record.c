@@ -1,10 +1,12 @@
 #include "suite/run_record.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "infra/fatal.h"
+#include "infra/progress.h"
 
 /* Room for one more element in a growing array (rank 0 only). */
 static void *grow(void *array, int n, int *cap, size_t size)
@@ -39,6 +41,9 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
     result_t *copy = xmalloc(sizeof(*copy));
     memcpy(copy, r, sizeof(*copy));
     t->rows[t->n_rows++] = copy;
+    if (!isnan(r->avg_precision)) /* --converge */
+        progress_converge(r->name, r->converged, r->avg_precision, r->tail_precision,
+                          run->opt.converge);
     return copy;
 }
 
