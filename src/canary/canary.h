@@ -1,8 +1,10 @@
 /* Canary (measured) kernels: the interface and the table of all of them.
  *
  * A kernel is one small file defining a canary_kernel_t; adding one means
- * that file plus one row in canary_table.c (docs/design.md#adding-a-kernel). The loops around it (random
- * ring or collective, timeout, timers, statistics) are in measure_loop.c. */
+ * that file plus one row in canary_table.c (docs/design.md#adding-a-kernel).
+ * Its setup receives the run's canary_params_t (message sizes). The loops
+ * around it (random ring or collective, timeout, timers, statistics) are in
+ * measure_loop.c. */
 #ifndef GPCNET_CANARY_H
 #define GPCNET_CANARY_H
 
@@ -17,6 +19,39 @@ typedef struct {
     int measurements, rings, iterations, warmup;
 } loop_limits_t;
 
+/* What every canary kernel is given at set-up: the settings of the run that
+ * shape its messages, resolved once from the options (run_config.h) and
+ * passed through canary_measure. A kernel reads them in setup and keeps what
+ * it needs in its state, so iterate reads only its state; there is no global
+ * kernel setting. Room for later settings (e.g. large-message collective
+ * sizes, or a timeline of samples) is here: add a field, give it its default
+ * in CANARY_PARAMS_DEFAULT, and the kernels that use it read it in setup. A
+ * setting that changes a size some kernel prints in its name must also
+ * change the printed name (as congestor_display_name does). */
+typedef struct {
+    /* RR Two-sided Lat and RR Get Lat: doubles per message. */
+    int latency_doubles;
+    /* The ring bandwidth kernels (RR Two-sided BW, its +Sync and Nat
+     * variants, RR Put BW): bytes per message, and messages in flight to
+     * each neighbour per iteration. */
+    int bandwidth_bytes;
+    int bandwidth_outstanding;
+    /* Multiple Allreduce: doubles reduced. */
+    int allreduce_doubles;
+    /* Multiple Alltoall: doubles to each peer. */
+    int alltoall_doubles;
+} canary_params_t;
+
+/* The published sizes (docs/method.md#canaries), written here only: 8 B
+ * latency messages, 8 messages of 128 KiB in flight each way, an 8 B
+ * allreduce and a 4096 B alltoall. */
+#define CANARY_PARAMS_DEFAULT                                       \
+    ((canary_params_t){.latency_doubles = 1,                        \
+                       .bandwidth_bytes = 131072,                   \
+                       .bandwidth_outstanding = 8,                  \
+                       .allreduce_doubles = 1,                      \
+                       .alltoall_doubles = 512})
+
 typedef struct canary_kernel {
     const char *id;        /* option and JSON name */
     const char *name;      /* as printed in the tables */
@@ -26,8 +61,9 @@ typedef struct canary_kernel {
     loop_limits_t limits;  /* docs/method.md#canaries */
     int load_canary;       /* one of the three canaries of the load test */
 
-    /* Allocate buffers/windows on the slice communicator (collective). */
-    void *(*setup)(MPI_Comm slice);
+    /* Allocate buffers/windows on the slice communicator (collective), with
+     * the sizes of p (kept in the state: p is not kept). */
+    void *(*setup)(MPI_Comm slice, const canary_params_t *p);
     void (*teardown)(void *state);
     /* Iterations for a communicator of n ranks (NULL: limits.iterations). */
     int (*iterations_for)(int configured, int n);
@@ -47,12 +83,12 @@ extern const int canary_kernel_count;
 const canary_kernel_t *canary_find(const char *id);
 
 /* One test on one node-slice communicator; test_comm spans every rank of
- * the test (timeout agreement and start barrier). slice_index seeds the
- * rings. converge_tol > 0 ends the test once its Avg and 99% have settled
+ * the test (timeout agreement and start barrier). The kernel is set up with
+ * params (the run configuration's). slice_index seeds the rings.
+ * converge_tol > 0 ends the test once its Avg and 99% have settled
  * (infra/converge.h). Returns the rank's accumulator, not yet reduced. */
-void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
-                    double converge_tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
-                    unsigned long long ring_seed, stats_acc_t *acc);
-
+void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
+                    double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
+                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc);
 
 #endif

@@ -232,6 +232,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
 
 typedef struct {
     const canary_kernel_t *k;
+    const canary_params_t *params;
     MPI_Comm slice;
     void *state;
 } setup_call_t;
@@ -239,16 +240,16 @@ typedef struct {
 static void setup_in_turn(void *arg)
 {
     setup_call_t *c = arg;
-    c->state = c->k->setup(c->slice);
+    c->state = c->k->setup(c->slice, c->params);
 }
 
-void canary_measure(const canary_kernel_t *k, loop_limits_t limits, double time_limit,
-                    double converge_tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
-                    unsigned long long ring_seed, stats_acc_t *acc)
+void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
+                    double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
+                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc)
 {
     stats_init(acc);
     /* Slices set up one after another (see infra/turns.h). */
-    setup_call_t call = {k, slice, NULL};
+    setup_call_t call = {k, params, slice, NULL};
     take_turns(test_comm, slice_index, setup_in_turn, &call);
     void *state = call.state;
     if (k->loop == LOOP_COLLECTIVE) {

@@ -1,5 +1,5 @@
-/* Multiple Allreduce (8 B): MPI_Allreduce of one double on every node-slice
- * communicator at once. */
+/* Multiple Allreduce (8 B): MPI_Allreduce of allreduce_doubles (one double)
+ * on every node-slice communicator at once. */
 #include <stdlib.h>
 
 #include "canary/canary.h"
@@ -8,15 +8,21 @@
 
 typedef struct {
     MPI_Comm comm;
-    double *buf; /* MPI_Alloc_mem: [in][out] */
+    int count;        /* doubles reduced */
+    double *buf;      /* MPI_Alloc_mem: [in][out] */
+    double *in, *out; /* the two halves of buf */
 } allreduce_state_t;
 
-static void *setup(MPI_Comm slice)
+static void *setup(MPI_Comm slice, const canary_params_t *p)
 {
     allreduce_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->buf = comm_alloc(2 * sizeof(double));
-    s->buf[0] = 1.0;
+    s->count = p->allreduce_doubles;
+    s->buf = comm_alloc(2 * (size_t)s->count * sizeof(double));
+    s->in = s->buf;
+    s->out = s->buf + s->count;
+    for (int i = 0; i < s->count; i++)
+        s->in[i] = 1.0;
     return s;
 }
 
@@ -30,7 +36,7 @@ static void teardown(void *state)
 static void iterate(void *state, int left, int right)
 {
     allreduce_state_t *s = state;
-    MPI_Allreduce(&s->buf[0], &s->buf[1], 1, MPI_DOUBLE, MPI_SUM, s->comm);
+    MPI_Allreduce(s->in, s->out, s->count, MPI_DOUBLE, MPI_SUM, s->comm);
 }
 
 static double per_iteration(void *state) { return 1.0; }

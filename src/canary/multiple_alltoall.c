@@ -1,26 +1,26 @@
-/* Multiple Alltoall (4096 B): MPI_Alltoall of 512 doubles per peer on every
- * node-slice communicator at once. */
+/* Multiple Alltoall (4096 B): MPI_Alltoall of alltoall_doubles (512
+ * doubles) per peer on every node-slice communicator at once. */
 #include <stdlib.h>
 
 #include "canary/canary.h"
 #include "infra/comm_mem.h"
 #include "infra/fatal.h"
 
-#define A2A_DOUBLES 512
-
 typedef struct {
     MPI_Comm comm;
     int n;
+    int count; /* doubles to each peer */
     double *send, *recv;
 } alltoall_state_t;
 
-static void *setup(MPI_Comm slice)
+static void *setup(MPI_Comm slice, const canary_params_t *p)
 {
     alltoall_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
+    s->count = p->alltoall_doubles;
     MPI_Comm_size(slice, &s->n);
-    s->send = comm_alloc((size_t)s->n * A2A_DOUBLES * sizeof(double));
-    s->recv = comm_alloc((size_t)s->n * A2A_DOUBLES * sizeof(double));
+    s->send = comm_alloc((size_t)s->n * (size_t)s->count * sizeof(double));
+    s->recv = comm_alloc((size_t)s->n * (size_t)s->count * sizeof(double));
     return s;
 }
 
@@ -35,14 +35,14 @@ static void teardown(void *state)
 static void iterate(void *state, int left, int right)
 {
     alltoall_state_t *s = state;
-    MPI_Alltoall(s->send, A2A_DOUBLES, MPI_DOUBLE, s->recv, A2A_DOUBLES, MPI_DOUBLE, s->comm);
+    MPI_Alltoall(s->send, s->count, MPI_DOUBLE, s->recv, s->count, MPI_DOUBLE, s->comm);
 }
 
-/* Bytes a rank sends: 4 KiB to each of the n-1 others. */
+/* Bytes a rank sends: one message to each of the n-1 others. */
 static double per_iteration(void *state)
 {
     alltoall_state_t *s = state;
-    return (double)(A2A_DOUBLES * sizeof(double)) * (s->n - 1);
+    return (double)((size_t)s->count * sizeof(double)) * (s->n - 1);
 }
 
 /* Fewer iterations on large communicators: nI * 64 / n above 64 ranks. */

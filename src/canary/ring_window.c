@@ -7,11 +7,13 @@
 #include "infra/fatal.h"
 #include "infra/rma_window.h"
 
-void *ring_window_new(MPI_Comm slice, size_t slot_bytes)
+void *ring_window_new(MPI_Comm slice, size_t slot_bytes, int count, int outstanding)
 {
     ring_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
     s->slot = slot_bytes;
+    s->count = count;
+    s->outstanding = outstanding;
     rma_window_allocate((MPI_Aint)(RING_SLOTS * slot_bytes), (int)slot_bytes, slice, &s->base,
                         &s->win);
     MPI_Barrier(slice);

@@ -1,18 +1,25 @@
-/* RR Get Lat (8 B): MPI_Get one double from each ring neighbour, passive
- * target, a shared lock held for the whole ring. */
+/* RR Get Lat (8 B): MPI_Get one message (latency_doubles: one double) from
+ * each ring neighbour, passive target, a shared lock held for the whole
+ * ring. */
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
 
-static void *setup(MPI_Comm slice) { return ring_window_new(slice, sizeof(double)); }
+static void *setup(MPI_Comm slice, const canary_params_t *p)
+{
+    return ring_window_new(slice, (size_t)p->latency_doubles * sizeof(double),
+                           p->latency_doubles, 1);
+}
 
-/* As the reference: one double from slot 2 of the left neighbour's window and
- * slot 3 of the right one's, into slots 0 and 1 of my own window memory. */
+/* As the reference: one message from slot 2 of the left neighbour's window
+ * and slot 3 of the right one's, into slots 0 and 1 of my own window memory. */
 static void iterate(void *state, int left, int right)
 {
     ring_state_t *s = state;
-    MPI_Get(ring_slot(s, SLOT_TO_LEFT), 1, MPI_DOUBLE, left, SLOT_FROM_LEFT, 1, MPI_DOUBLE, s->win);
-    MPI_Get(ring_slot(s, SLOT_TO_RIGHT), 1, MPI_DOUBLE, right, SLOT_FROM_RIGHT, 1, MPI_DOUBLE,
-            s->win);
+    const int count = s->count;
+    MPI_Get(ring_slot(s, SLOT_TO_LEFT), count, MPI_DOUBLE, left, SLOT_FROM_LEFT, count,
+            MPI_DOUBLE, s->win);
+    MPI_Get(ring_slot(s, SLOT_TO_RIGHT), count, MPI_DOUBLE, right, SLOT_FROM_RIGHT, count,
+            MPI_DOUBLE, s->win);
     MPI_Win_flush(left, s->win);
     MPI_Win_flush(right, s->win);
 }

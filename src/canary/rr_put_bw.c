@@ -1,26 +1,30 @@
-/* RR Put BW (131072 B): 8 MPI_Put of 128 KiB to each ring neighbour, then
- * flush both; passive target with shared locks held for the ring. */
+/* RR Put BW (131072 B): 8 MPI_Put of 128 KiB (bandwidth_outstanding of
+ * bandwidth_bytes) to each ring neighbour, then flush both; passive target
+ * with shared locks held for the ring. */
 #include "canary/canary.h"
 #include "canary/ring_buffers.h"
 
-static void *setup(MPI_Comm slice) { return ring_window_new(slice, BW_MSG_BYTES); }
+static void *setup(MPI_Comm slice, const canary_params_t *p)
+{
+    return ring_window_new(slice, (size_t)p->bandwidth_bytes, p->bandwidth_bytes,
+                           p->bandwidth_outstanding);
+}
 
-/* As the reference: the origin is the window's own memory, and all 8 puts to
+/* As the reference: the origin is the window's own memory, and all puts to
  * one neighbour target the same displacement of its window. */
 static void iterate(void *state, int left, int right)
 {
     ring_state_t *s = state;
-    for (int j = 0; j < BW_OUTSTANDING; j++) {
-        MPI_Put(ring_slot(s, SLOT_TO_LEFT), BW_MSG_BYTES, MPI_BYTE, left, SLOT_FROM_LEFT,
-                BW_MSG_BYTES, MPI_BYTE, s->win);
-        MPI_Put(ring_slot(s, SLOT_TO_RIGHT), BW_MSG_BYTES, MPI_BYTE, right, SLOT_FROM_RIGHT,
-                BW_MSG_BYTES, MPI_BYTE, s->win);
+    const int n = s->outstanding, count = s->count;
+    for (int j = 0; j < n; j++) {
+        MPI_Put(ring_slot(s, SLOT_TO_LEFT), count, MPI_BYTE, left, SLOT_FROM_LEFT, count,
+                MPI_BYTE, s->win);
+        MPI_Put(ring_slot(s, SLOT_TO_RIGHT), count, MPI_BYTE, right, SLOT_FROM_RIGHT, count,
+                MPI_BYTE, s->win);
     }
     MPI_Win_flush(left, s->win);
     MPI_Win_flush(right, s->win);
 }
-
-static double per_iteration(void *state) { return 2.0 * BW_OUTSTANDING * BW_MSG_BYTES; }
 
 const canary_kernel_t rr_put_bw = {
     .id = "rr_put_bw",
@@ -34,5 +38,5 @@ const canary_kernel_t rr_put_bw = {
     .ring_begin = ring_lock_neighbours,
     .ring_end = ring_unlock_neighbours,
     .iterate = iterate,
-    .per_iteration = per_iteration,
+    .per_iteration = ring_bytes_per_iteration,
 };

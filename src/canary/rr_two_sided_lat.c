@@ -1,4 +1,5 @@
-/* RR Two-sided Lat (8 B): exchange one double with both ring neighbours. */
+/* RR Two-sided Lat (8 B): exchange one message (latency_doubles: one
+ * double) with both ring neighbours. */
 #include <stdlib.h>
 
 #include "canary/canary.h"
@@ -8,15 +9,22 @@
 
 typedef struct {
     MPI_Comm comm;
+    int count;   /* doubles per message */
     double *buf; /* MPI_Alloc_mem: [from left][from right][to left][to right] */
+    double *from_left, *from_right, *to_left, *to_right; /* the four in buf */
     MPI_Request req[4];
 } lat_state_t;
 
-static void *setup(MPI_Comm slice)
+static void *setup(MPI_Comm slice, const canary_params_t *p)
 {
     lat_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->buf = comm_alloc(4 * sizeof(double));
+    s->count = p->latency_doubles;
+    s->buf = comm_alloc(4 * (size_t)s->count * sizeof(double));
+    s->from_left = s->buf;
+    s->from_right = s->buf + s->count;
+    s->to_left = s->buf + 2 * s->count;
+    s->to_right = s->buf + 3 * s->count;
     return s;
 }
 
@@ -30,10 +38,11 @@ static void teardown(void *state)
 static void iterate(void *state, int left, int right)
 {
     lat_state_t *s = state;
-    MPI_Irecv(&s->buf[0], 1, MPI_DOUBLE, left, TAG_FROM_LEFT, s->comm, &s->req[0]);
-    MPI_Irecv(&s->buf[1], 1, MPI_DOUBLE, right, TAG_FROM_RIGHT, s->comm, &s->req[1]);
-    MPI_Isend(&s->buf[2], 1, MPI_DOUBLE, left, TAG_FROM_RIGHT, s->comm, &s->req[2]);
-    MPI_Isend(&s->buf[3], 1, MPI_DOUBLE, right, TAG_FROM_LEFT, s->comm, &s->req[3]);
+    const int count = s->count;
+    MPI_Irecv(s->from_left, count, MPI_DOUBLE, left, TAG_FROM_LEFT, s->comm, &s->req[0]);
+    MPI_Irecv(s->from_right, count, MPI_DOUBLE, right, TAG_FROM_RIGHT, s->comm, &s->req[1]);
+    MPI_Isend(s->to_left, count, MPI_DOUBLE, left, TAG_FROM_RIGHT, s->comm, &s->req[2]);
+    MPI_Isend(s->to_right, count, MPI_DOUBLE, right, TAG_FROM_LEFT, s->comm, &s->req[3]);
     MPI_Waitall(4, s->req, MPI_STATUSES_IGNORE);
 }
 

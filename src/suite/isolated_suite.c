@@ -83,8 +83,9 @@ int network_test_main(int argc, char **argv)
         MPI_Barrier(run.world);
         double start = MPI_Wtime();
         if (test_comm != MPI_COMM_NULL)
-            canary_measure(k, run.cfg.limits[t], run.opt.time_limit, run.opt.converge, slice,
-                           run.nodes.my_local, test_comm, run.opt.ring_seed, acc);
+            canary_measure(k, &run.cfg.canary_params, run.cfg.limits[t], run.opt.time_limit,
+                           run.opt.converge, slice, run.nodes.my_local, test_comm,
+                           run.opt.ring_seed, acc);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(&run, t, acc, test_comm, wall, "isolated", "Isolated Network Tests",
                              1);

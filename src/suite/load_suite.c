@@ -113,9 +113,9 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->cfg.tests[t], run->cfg.limits[t], run->opt.time_limit,
-                       run->opt.converge, ro->canary_slice, ro->canary_slice_index, ro->canary_test,
-                       run->opt.ring_seed, acc);
+        canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
+                       run->opt.time_limit, run->opt.converge, ro->canary_slice,
+                       ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc);
     load_sync_canaries_done(sync);
 }
 
@@ -166,9 +166,9 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->canary_test != MPI_COMM_NULL)
-            canary_measure(run->cfg.tests[t], run->cfg.limits[t], o->time_limit, o->converge,
-                           ro->canary_slice, ro->canary_slice_index, ro->canary_test,
-                           o->ring_seed, acc);
+            canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
+                           o->time_limit, o->converge, ro->canary_slice, ro->canary_slice_index,
+                           ro->canary_test, o->ring_seed, acc);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
                              "Isolated Network Tests", 1);

@@ -28,6 +28,7 @@ static int select_tests(run_config_t *c, const options_t *o, int load)
             lim.warmup = (int)o->warmup;
         c->limits[i] = lim;
     }
+    c->canary_params = CANARY_PARAMS_DEFAULT; /* no option changes a canary's sizes yet */
     return same;
 }
 

@@ -1,8 +1,8 @@
 /* The run's configuration, resolved from the options without MPI: which
- * canary tests run with which loop limits, which congestors with which
- * weights and loops, and whether the run is the official default one.
- * Pure: the same options give the same configuration on every rank
- * (tests/unit/test_run_config.c). */
+ * canary tests run with which loop limits and parameter block, which
+ * congestors with which weights, loops and parameter block, and whether the
+ * run is the official default one. Pure: the same options give the same
+ * configuration on every rank (tests/unit/test_run_config.c). */
 #ifndef GPCNET_RUN_CONFIG_H
 #define GPCNET_RUN_CONFIG_H
 
@@ -14,6 +14,7 @@ typedef struct {
     int n_tests;
     const canary_kernel_t *tests[OPT_MAX_LIST];
     loop_limits_t limits[OPT_MAX_LIST];
+    canary_params_t canary_params; /* given to every canary's setup */
 
     int n_congestors;
     const congestor_kernel_t *congestors[OPT_MAX_LIST];

@@ -28,6 +28,13 @@ int main(void)
         CHECK(memcmp(&c.limits[i], &canary_kernels[i]->limits, sizeof(loop_limits_t)) == 0);
     }
     CHECK(c.official_default == 1 && c.non_default[0] == '\0');
+    /* The canaries' parameter block: the published sizes, set up once here
+     * and given to every canary's setup. */
+    CHECK(c.canary_params.latency_doubles == 1);
+    CHECK(c.canary_params.bandwidth_bytes == 131072);
+    CHECK(c.canary_params.bandwidth_outstanding == 8);
+    CHECK(c.canary_params.allreduce_doubles == 1);
+    CHECK(c.canary_params.alltoall_doubles == 512);
 
     /* The load test: its three canaries and the default four congestors. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
