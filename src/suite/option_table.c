@@ -110,13 +110,13 @@ const opt_row_t option_table[] = {
     {"--converge", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(converge, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 1.0, .hi_open = 1, .what = "a relative tolerance",
      .note = " (e.g. 0.05)", .metavar = "TOL",
-     .help = "end a test once its Avg and 99% are stable to the\n"
-             "relative tolerance TOL (e.g. 0.05); the time limit\n"
-             "stays the cap (default: off)",
+     .help = "end a test once its Avg and 99% are known to the\n"
+             "relative tolerance TOL (95% confidence, e.g. 0.05);\n"
+             "the time limit stays the cap (default: off)",
      .key = "converge", .official = OPT_ANY, .config = OPT_ANY,
      .config_null = CONFIG_NULL_AT_DEFAULT,
      .label = "converge",
-     .show_note = " (a test ends once its Avg and 99% are stable to this)", .show_set = 1},
+     .show_note = " (a test ends once its Avg and 99% are known to this)", .show_set = 1},
     {"--measurements", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(measurements, long), NONE,
      .lo = 1, .hi = 1e7, .def = -1, .metavar = "N",
      .help = "override measurements per test (nM)", .key = "measurements", .official = OPT_ANY},

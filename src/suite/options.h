@@ -66,7 +66,7 @@ typedef struct {
     /* Congestion studies (load test). */
     int congestor_sweep;              /* each congestor alone, then all together */
     int repeat;                       /* repetitions of the whole sequence (>= 1) */
-    double converge;                  /* > 0: stop a test once Avg and 99% are stable to this */
+    double converge;                  /* > 0: stop a test once Avg and 99% are known to this */
     long congestor_bytes;             /* message size of every congestor (default 4096) */
     placement_kind_t placement;       /* split (published 80/20 node split) or colocated */
 
