@@ -47,7 +47,8 @@ static void grid_counts(const hist_t *h, int lo, double *out)
         out[1 + cell] = s;
         in_grid += s;
     }
-    for (int b = lo + GRID_BUCKETS; b < HIST_BUCKETS; b++)
+    int top = hist_bucket_of(h->max); /* the highest bucket in use */
+    for (int b = lo + GRID_BUCKETS; b <= top; b++)
         above += h->bins[b];
     out[CONVERGE_COUNTS - 1] = above;
     out[0] = h->count - in_grid - above;

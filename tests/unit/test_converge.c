@@ -105,6 +105,8 @@ int main(void)
     m = run(&c, &h, steady, 240, 100000);
     CHECK(c.per_batch >= 5 && h.count >= CONVERGE_MIN_BATCHES * CONVERGE_BATCH_SAMPLES);
     CHECK(m < 100000);
+    /* Higher is better: the 99% is the value 99% of samples exceed. */
+    CHECK_NEAR(hist_tail(&h, 0.99, 1), 10.05, 0.05);
 
     /* A tighter tolerance never stops earlier. */
     converge_t loose, tight;
