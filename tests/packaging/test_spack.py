@@ -10,6 +10,7 @@ throw-away unprivileged user made for it (and removed after).
 """
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
@@ -59,6 +60,14 @@ def test_spack_test_run(spack, installed):
     assert f"{len(installed)} passed of {len(installed)} specs" in out, out
     _check_results(ok(spack("test", "results", "-l", "gpcnet-ci", env_dir=installed.env_dir)),
                    list(installed))
+    # Each MPI is started by its own launcher: in a prefix several MPIs share
+    # (Debian's /usr) plain `mpirun` may be another MPI's.
+    logs = "".join(p.read_text() for p in (spack.base / "test").rglob("*-test-out.txt"))
+    launched = set(re.findall(r"'(/[^']*/(?:mpirun|mpiexec)[^'/]*)' '", logs))
+    assert launched, logs[-3000:]
+    for launcher in launched:
+        own = Path(launcher).with_name("mpirun.openmpi")
+        assert not own.exists() or Path(launcher) == own, (launcher, "is not Open MPI's own")
 
 
 def _reachable_by_others(path: Path) -> bool:
