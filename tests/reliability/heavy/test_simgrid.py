@@ -125,3 +125,36 @@ def test_load_sync_keeps_its_order_under_smpi(tmp_path, root):
                        stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr[-2000:]
     assert p.stdout.startswith("load_sync_check ok:"), p.stdout
+
+
+def _doc_block(block_id):
+    """The code block of docs/portability.md marked id=block_id."""
+    import sys
+    sys.path.insert(0, str(REPO / "tests" / "docs"))
+    import examples
+    found = [b for b in examples.blocks(REPO / "docs" / "portability.md")
+             if b.options.get("id") == block_id]
+    assert len(found) == 1, f"docs/portability.md has {len(found)} blocks id={block_id}"
+    return examples, found[0]
+
+
+@pytest.mark.cap(120)
+def test_documented_figures(tmp_path):
+    """The figures docs/portability.md shows for its two 32-rank commands
+    (simulated, so deterministic) are what those commands print: the
+    commands are the document's own, with this build and a scratch output
+    directory."""
+    examples, commands = _doc_block("simgrid-32")
+    _, figures = _doc_block("simgrid-32-figures")
+    script = "\n".join(line for line in commands.text.split("\n")
+                       if not line.startswith("scripts/build.sh"))
+    script = (script.replace("scripts/smpirun.sh", str(SMPIRUN_SH))
+              .replace("platforms/", str(PLATFORMS) + "/")
+              .replace("build-simgrid/", str(BUILD) + "/")
+              .replace("results/simgrid", f"{tmp_path} --force"))
+    p = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True,
+                       timeout=110, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+    shown = [line for line in figures.text.split("\n") if line.strip() and line.strip() != "..."]
+    missing = examples.in_order(shown, p.stdout)
+    assert not missing, f"docs/portability.md shows figures the commands no longer print: {missing}"
