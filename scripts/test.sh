@@ -11,8 +11,8 @@
 # gpcnet tool with pytest, pytest-timeout and ReFrame, headless Chromium,
 # iproute2, pyroute2, Slurm and munge, LAMMPS and HPCC, MPICH, SimGrid,
 # clang and valgrind.
-# Time: about 14 minutes on a quiet 2-core machine and 24 minutes on a loaded
-# one, as last measured (before the docs stage, which took 2.5 minutes).
+# Time: about 23 minutes on a 2-core machine (CI on a fresh clone,
+# 2026-11-25) and 33 minutes with a busy-looping process beside it.
 # Ends with one line "N passed, M failed".
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
