@@ -143,7 +143,8 @@ def test_bad_input_exits_2_with_a_clear_message(tmp_path, capsys, congestor_bin)
     code, _, err = run_cli(capsys, study(tmp_path, "corun", "-n", "1", *base))
     assert code == 2 and "give the node list one way" in err
     (tmp_path / "s.json").write_text("{}")
-    code, _, err = run_cli(capsys, study(tmp_path, "corun", "--nodes", "n[1-9]", "-n", "3", *base))
+    code, _, err = run_cli(capsys, study(tmp_path, "corun", "--nodes", "n[1-9]", "-n", "3", "--rotations", "9",
+                                         *base))
     assert code == 2 and "exists: --resume to continue" in err
     assert not list(tmp_path.glob("*.d"))
 

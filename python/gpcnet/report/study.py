@@ -87,7 +87,10 @@ def render(study: dict) -> str:
                  cfg["ppn"], cfg["rotations"], " ".join(map(str, cfg["congestor_args"])),
                  _f(s["baseline_median_s"]), s["baseline"]),
              Markup("<h2>Normalised execution time</h2>"), _times_table(s)]
-    if any(v["normalised"] for v in s["settings"].values()):
+    if s["baseline_median_s"] is None:
+        parts.append(fmt("<p>No successful run of setting {} (the baseline): nothing is normalised.</p>",
+                         s["baseline"]))
+    elif any(v["normalised"] for v in s["settings"].values()):
         parts.append(figs.embed(box_figure(s, title), "times",
                                 f"Execution time of each setting divided by the median of setting {s['baseline']}."))
     parts += [Markup("<h2>CI_app = t_congested / t_isolated</h2>"), _ci_app_table(s),

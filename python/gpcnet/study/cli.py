@@ -22,7 +22,8 @@ def _common(p) -> None:
                    help="nodes of the application")
     p.add_argument("--ppn", type=int, default=1, help="ranks per node, application and congestor (default 1)")
     p.add_argument("--rotations", type=int, default=10, metavar="R",
-                   help="repetitions; co-run: placement rotated by 1/R of the list each time (default 10)")
+                   help="repetitions; co-run: rotation r starts r x floor(M/R) nodes into the list of M, "
+                        "so R <= M (default 10)")
     p.add_argument("--launcher", default="mpirun", choices=launch.LAUNCHERS,
                    help="mpirun (hostfiles), srun (--nodelist), testbed (gpcnet testbed), "
                         "local (everything on this host, for trying out; default mpirun)")
@@ -74,9 +75,10 @@ def _config(args, study: str, **more) -> dict:
 def cmd_corun(args) -> int:
     nodes = launch.read_nodes(args.hostfile, args.nodes, args.slurm, args.testbed)
     settings = nodelists.parse_settings(args.settings)
+    baseline = nodelists.check_baseline(args.baseline, settings)
     nodelists.check_sizes(nodes, args.nodes_per_app, args.rotations)
-    cfg = _config(args, "corun", settings=settings, congestor_args=shlex.split(args.congestor_args),
-                  patterns=None)
+    cfg = _config(args, "corun", settings=settings, baseline=baseline,
+                  congestor_args=shlex.split(args.congestor_args), patterns=None)
     specs = []
     for r in range(args.rotations):
         for s in settings:
@@ -106,7 +108,7 @@ def cmd_bully(args) -> int:
         for leaf, c in bullies.demand(tree, p, args.taper).items():
             reserve[leaf] = max(reserve.get(leaf, 0), c)
     nodes = tree.nodes
-    cfg = _config(args, "bully", settings=["none"] + patterns, patterns=patterns,
+    cfg = _config(args, "bully", settings=["none"] + patterns, baseline="none", patterns=patterns,
                   congestor_args=shlex.split(args.congestor_args), topology=args.topology, taper=args.taper)
     specs = []
     for r in range(args.rotations):
@@ -143,8 +145,13 @@ def add_parser(sub) -> None:
                       description="Run the application on N nodes of a list of >= 3N in settings I "
                                   "(continuous), II (spaced), III (continuous + congestor on spaced nodes), "
                                   "IV (spaced + congestor interleaved), each --rotations times with the "
-                                  "placement rotated by 1/R of the list; write one JSON with every run.")
-    p.add_argument("--settings", default="I,II,III,IV", help="comma-separated subset (default I,II,III,IV)")
+                                  "placement rotated by 1/R of the list; write one JSON with every run. "
+                                  "Times are normalised to the median of --baseline (setting I).")
+    p.add_argument("--settings", default="I,II,III,IV",
+                   help="comma-separated subset; must contain the baseline (default I,II,III,IV)")
+    p.add_argument("--baseline", default="I", metavar="SETTING",
+                   help="the setting every time is normalised to (its median), one of --settings "
+                        "(default I, the application alone on continuous nodes, as the paper)")
     p.add_argument("--congestor-args", default=DEFAULT_CONGESTOR, metavar="ARGS",
                    help=f"network_congestor options (default \"{DEFAULT_CONGESTOR}\": Get Bcast alone, "
                         "as the study; any kernel mix works)")

@@ -41,6 +41,17 @@ def validate(doc, where: str) -> None:
             error = min(error.context, key=relevance)
         msg = error.message if len(error.message) <= 160 else error.message[:160] + "..."
         raise GpcnetError(f"{where}: invalid study: {_where(error.absolute_path)}: {msg}")
+    cfg = doc["config"]
+    if "baseline" in cfg and cfg["baseline"] not in cfg["settings"]:
+        raise GpcnetError(f"{where}: invalid study: $.config.baseline: {cfg['baseline']!r} is not one of its "
+                          f"settings ({', '.join(cfg['settings'])}); nothing can be normalised to it")
+
+
+def baseline(config: dict) -> str:
+    """The setting every time is normalised to; older documents have no
+    "baseline" and used setting I (co-run) or the bully-free runs (a
+    report of one without them says that nothing is normalised)."""
+    return config.get("baseline") or ("I" if config["study"] == "corun" else "none")
 
 
 def load(path) -> dict:

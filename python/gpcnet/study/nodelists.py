@@ -1,6 +1,8 @@
 """Node lists of the co-run settings (Zhang et al.; docs/studies.md).
 
-From a list of M >= 3N nodes, rotated by r * (M // rotations) for rotation r:
+From a list of M >= 3N nodes, rotated by r * (M // R) for rotation r of R
+(r = 0 .. R-1): R <= M rotations start at R different nodes; R > M would
+make M // R = 0 and put every rotation at offset 0, so it is refused.
 
 - I   continuous: application on the first N nodes; nothing else runs.
 - II  spaced: application on every other node of the first 2N.
@@ -52,10 +54,29 @@ def check_sizes(nodes: list, n: int, rotations: int) -> None:
     if 3 * n > len(nodes):
         raise GpcnetError(f"N = {n} needs a list of at least 3N = {3 * n} nodes; "
                           f"the list has {len(nodes)} (largest N: {len(nodes) // 3})")
+    m = len(nodes)
+    if rotations > m:
+        raise GpcnetError(f"--rotations {rotations} asks for {rotations} placements; a list of {m} nodes allows "
+                          f"{m} distinct ones (rotation r starts at node r x floor(M/R) = r x floor({m}/{rotations})"
+                          f" = 0: every rotation the same); give --rotations {m} or fewer, or a longer list")
+
+
+def check_baseline(baseline: str, settings: list) -> str:
+    """The setting every time is normalised to: one of the settings run."""
+    name = baseline.strip().upper()
+    if name not in SETTINGS:
+        raise GpcnetError(f"--baseline: unknown setting {baseline!r} (choose from I, II, III, IV)")
+    if name not in settings:
+        raise GpcnetError(f"--baseline {name} is not among --settings {','.join(settings)}: every time is "
+                          f"normalised to the median of the baseline setting; add {name} to --settings "
+                          f"or give --baseline one of {','.join(settings)}")
+    return name
 
 
 def rotation_offset(m: int, rotation: int, rotations: int) -> int:
-    """Rotation r starts r tenths (1/rotations) of the list further on."""
+    """Rotation r starts r x floor(m / rotations) nodes further on: one
+    tenth of the list each time for 10 rotations. Distinct for every r
+    when rotations <= m (check_sizes refuses more)."""
     return (rotation * (m // rotations)) % m if m else 0
 
 

@@ -18,7 +18,8 @@ def load(path: str) -> dict:
 
 
 def baseline_setting(study: dict) -> str:
-    return "I" if study["config"]["study"] == "corun" else "none"
+    from gpcnet.study import document
+    return document.baseline(study["config"])
 
 
 def pairs(study: dict) -> list:

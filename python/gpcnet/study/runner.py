@@ -275,6 +275,9 @@ def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool)
             if old["config"].get(key) != config.get(key):
                 raise GpcnetError(f"{path}: --resume with a different {key} "
                                   f"({old['config'].get(key)!r} there, {config.get(key)!r} now)")
+        if document.baseline(old["config"]) != config.get("baseline"):
+            raise GpcnetError(f"{path}: --resume with a different baseline "
+                              f"({document.baseline(old['config'])!r} there, {config.get('baseline')!r} now)")
         if old.get("nodes") != nodes:
             raise GpcnetError(f"{path}: --resume with a different node list")
         return old
