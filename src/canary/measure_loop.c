@@ -70,7 +70,9 @@ enum { AGREE_ELAPSED, AGREE_CONVERGED, AGREE_AVG_PRECISION, AGREE_TAIL_PRECISION
 typedef struct {
     double *values; /* AGREE_HEADER entries, then n_pending bulk values */
     int n_pending;
-    converge_t conv;
+    /* --converge only: about 35 KiB, so not on the stack of every run
+     * (under SimGrid every rank's stack is resident memory). */
+    converge_t *conv;
     int converging; /* --converge given */
 } agreement_t;
 
@@ -81,7 +83,11 @@ static void agreement_init(agreement_t *a, int n_pending, double tol, int higher
     for (int i = 0; i < AGREE_HEADER + n_pending; i++)
         a->values[i] = INFINITY;
     a->converging = tol > 0.0;
-    converge_init(&a->conv, a->converging ? tol : 1.0, higher_is_better);
+    a->conv = NULL;
+    if (a->converging) {
+        a->conv = xmalloc(sizeof(*a->conv));
+        converge_init(a->conv, tol, higher_is_better);
+    }
 }
 
 /* Collective over test_comm. Returns the agreed elapsed time; sets
@@ -91,9 +97,9 @@ static double agree(agreement_t *a, double elapsed, int higher_is_better, MPI_Co
 {
     double *v = a->values;
     v[AGREE_ELAPSED] = elapsed;
-    v[AGREE_CONVERGED] = a->converging && converge_done(&a->conv) ? 1.0 : 0.0;
-    v[AGREE_AVG_PRECISION] = -a->conv.avg_precision;
-    v[AGREE_TAIL_PRECISION] = -a->conv.tail_precision;
+    v[AGREE_CONVERGED] = a->converging && converge_done(a->conv) ? 1.0 : 0.0;
+    v[AGREE_AVG_PRECISION] = a->converging ? -a->conv->avg_precision : -INFINITY;
+    v[AGREE_TAIL_PRECISION] = a->converging ? -a->conv->tail_precision : -INFINITY;
     MPI_Allreduce(MPI_IN_PLACE, v, AGREE_HEADER + a->n_pending, MPI_DOUBLE, MPI_MIN, test_comm);
     for (int r = AGREE_HEADER; r < AGREE_HEADER + a->n_pending; r++) {
         if (isinf(v[r]))
@@ -115,11 +121,15 @@ static void agreement_batch(agreement_t *a, double batch_mean, const stats_acc_t
 {
     if (!a->converging)
         return;
-    converge_add_batch(&a->conv, batch_mean);
-    converge_check_tail(&a->conv, &acc->hist);
+    converge_add_batch(a->conv, batch_mean);
+    converge_check_tail(a->conv, &acc->hist);
 }
 
-static void agreement_free(agreement_t *a) { free(a->values); }
+static void agreement_free(agreement_t *a)
+{
+    free(a->values);
+    free(a->conv);
+}
 
 /* Before measurement m: end the test on the time limit or convergence. */
 static int should_stop(double elapsed, double limit, int converged, stats_acc_t *acc)

@@ -26,8 +26,12 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
     double *durations = sampling ? xmalloc(sizeof(double) * (size_t)iterations) : NULL;
     int converging = acc && stop && stop->converge_tol > 0.0;
     MPI_Request *done_req = stop ? stop->done : NULL;
-    converge_t conv;
-    converge_init(&conv, converging ? stop->converge_tol : 1.0, 1);
+    /* --converge only: about 35 KiB, kept off every run's stack. */
+    converge_t *conv = NULL;
+    if (converging) {
+        conv = xmalloc(sizeof(*conv));
+        converge_init(conv, stop->converge_tol, 1);
+    }
     double t0 = MPI_Wtime();
     double mine[AGREE_COUNT] = {0.0, 1.0, 0.0}, agreed[AGREE_COUNT];
     double bulk_time = 0.0;
@@ -51,7 +55,7 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         }
         mine[AGREE_ELAPSED] = MPI_Wtime() - t0;
         /* A rank without samples (the root of an incast) never holds it up. */
-        mine[AGREE_UNSETTLED] = converging && sampling && !converge_done(&conv) ? 1.0 : 0.0;
+        mine[AGREE_UNSETTLED] = converging && sampling && !converge_done(conv) ? 1.0 : 0.0;
         if (done_req && mine[AGREE_DONE_SEEN] == 0.0) {
             int flag = 0;
             MPI_Test(done_req, &flag, MPI_STATUS_IGNORE);
@@ -75,8 +79,8 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
             for (int i = 0; i < iterations; i++)
                 stats_add_sample(acc, bytes / (durations[i] * MIB));
             if (converging) {
-                converge_add_batch(&conv, bytes * iterations / (t * MIB));
-                converge_check_tail(&conv, &acc->hist);
+                converge_add_batch(conv, bytes * iterations / (t * MIB));
+                converge_check_tail(conv, &acc->hist);
             }
         } else {
             for (int i = 0; i < iterations; i++)
@@ -93,11 +97,12 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         acc->timed_out = done < measurements && !settled ? 1.0 : 0.0;
         acc->converged = settled ? 1.0 : 0.0;
         if (converging && sampling) {
-            acc->avg_precision = conv.avg_precision;
-            acc->tail_precision = conv.tail_precision;
+            acc->avg_precision = conv->avg_precision;
+            acc->tail_precision = conv->tail_precision;
         }
         if (bytes > 0.0 && done > 0)
             stats_add_bulk(acc, bytes * (double)(done * iterations) / (bulk_time * MIB));
     }
+    free(conv);
     return ended_by_done;
 }
