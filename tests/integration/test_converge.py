@@ -33,7 +33,7 @@ def test_converge_records_the_precision_of_every_test(harness, tmp_path):
     progress line per test says the same."""
     tol = 0.2
     p = harness.run(4, "network_test", "--emulate-nodes", "1", "--tests",
-                    "rr_two_sided_lat,multiple_allreduce", "--time-limit", "20",
+                    "rr_two_sided_lat,multiple_allreduce", "--time-limit", "10",
                     "--measurements", "100000", "--rings", "2", "--iterations", "500",
                     "--converge", str(tol), "--output-dir", tmp_path, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -51,20 +51,24 @@ def test_converge_records_the_precision_of_every_test(harness, tmp_path):
 
 
 def test_unreachable_precision_stops_at_the_cap_and_says_so(harness, tmp_path):
-    """--converge 0.0001 with a cap of 40 measurements: the cap ends both
-    tests, the JSON says the precision was not reached (and what it was),
-    and so does the progress line."""
+    """--converge 0.0001 with caps of 40 measurements and 10 s: a cap ends
+    both tests (the measurements on a quick host, the time limit where
+    oversubscribed ranks poll, as under MPICH), the JSON says the precision
+    was not reached (and what it was, once there were batches enough to
+    tell), and so does the progress line."""
     p = harness.run(4, "network_test", "--emulate-nodes", "1", "--tests",
-                    "rr_two_sided_lat,multiple_allreduce", "--time-limit", "300",
+                    "rr_two_sided_lat,multiple_allreduce", "--time-limit", "10",
                     "--measurements", "40", "--rings", "2", "--iterations", "500",
                     "--converge", "0.0001", "--output-dir", tmp_path, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     for row in harness.load_json(tmp_path / "network_test.json")["tables"][0]["rows"]:
-        assert row["stop_reason"] == "measurements" and row["measurements"] == 40, row
+        assert row["stop_reason"] in ("measurements", "time_limit"), row
         assert row["precision"]["reached"] is False
-        # 1000 (ring) or 500 (collective) samples per measurement and rank:
-        # 39 or 19 batches, enough to tell.
-        assert row["precision"]["p99"] > 0.0001 or row["precision"]["avg"] > 0.0001
+        if row["stop_reason"] == "measurements":
+            # 1000 (ring) or 500 (collective) samples per measurement and
+            # rank: 39 or 19 batches, enough to tell.
+            assert row["measurements"] == 40, row
+            assert row["precision"]["p99"] > 0.0001 or row["precision"]["avg"] > 0.0001
         check_row(row, 0.0001)
         (line,) = progress_lines(p.stderr, row["name"])
         assert "cap reached before the precision" in line, line
