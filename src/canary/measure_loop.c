@@ -121,8 +121,7 @@ static void agreement_batch(agreement_t *a, double batch_mean, const stats_acc_t
 {
     if (!a->converging)
         return;
-    converge_add_batch(a->conv, batch_mean);
-    converge_check_tail(a->conv, &acc->hist);
+    converge_add_measurement(a->conv, batch_mean, &acc->hist);
 }
 
 static void agreement_free(agreement_t *a)

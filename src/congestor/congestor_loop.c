@@ -79,8 +79,7 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
             for (int i = 0; i < iterations; i++)
                 stats_add_sample(acc, bytes / (durations[i] * MIB));
             if (converging) {
-                converge_add_batch(conv, bytes * iterations / (t * MIB));
-                converge_check_tail(conv, &acc->hist);
+                converge_add_measurement(conv, bytes * iterations / (t * MIB), &acc->hist);
             }
         } else {
             for (int i = 0; i < iterations; i++)

@@ -66,22 +66,16 @@ static void restart(converge_t *c, const hist_t *h, int bucket)
     c->avg_precision = c->tail_precision = INFINITY;
 }
 
-void converge_add_batch(converge_t *c, double measurement_mean)
-{
-    c->pending_mean = measurement_mean;
-}
-
 static void merge_pairs(converge_t *c)
 {
     for (int i = 0; i < c->batches / 2; i++) {
-        converge_batch_t *a = &c->batch[2 * i], *b = &c->batch[2 * i + 1], *m = &c->batch[i];
-        double mean = 0.5 * (a->mean + b->mean), samples = a->samples + b->samples;
-        double counts[CONVERGE_COUNTS];
+        /* m is a itself when i == 0: every field is read before written. */
+        const converge_batch_t *a = &c->batch[2 * i], *b = &c->batch[2 * i + 1];
+        converge_batch_t *m = &c->batch[i];
+        m->mean = 0.5 * (a->mean + b->mean);
+        m->samples = a->samples + b->samples;
         for (int k = 0; k < CONVERGE_COUNTS; k++)
-            counts[k] = a->counts[k] + b->counts[k];
-        m->mean = mean;
-        m->samples = samples;
-        memcpy(m->counts, counts, sizeof(counts));
+            m->counts[k] = a->counts[k] + b->counts[k];
     }
     c->batches /= 2;
     c->per_batch *= 2;
@@ -168,7 +162,7 @@ static void update_precision(converge_t *c, const hist_t *h)
     c->tail_precision = q != 0.0 ? half / fabs(q) : INFINITY;
 }
 
-void converge_check_tail(converge_t *c, const hist_t *h)
+void converge_add_measurement(converge_t *c, double measurement_mean, const hist_t *h)
 {
     if (h->count <= 0.0)
         return;
@@ -193,7 +187,7 @@ void converge_check_tail(converge_t *c, const hist_t *h)
                            ? 1
                            : (long)ceil(CONVERGE_BATCH_SAMPLES / fmax(samples, 1.0));
     c->measurements++;
-    c->open.mean += c->pending_mean;
+    c->open.mean += measurement_mean;
     c->open.samples += samples;
     if (++c->open_measurements < c->per_batch)
         return;

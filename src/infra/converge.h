@@ -62,7 +62,6 @@ typedef struct {
     int grid_lo;            /* first histogram bucket of the grid; -1: no grid yet */
     long per_batch;         /* measurements per batch (0: not known yet) */
     long measurements;      /* since the (re)start */
-    double pending_mean;    /* converge_add_batch's value, for converge_check_tail */
     double prev[CONVERGE_COUNTS]; /* the histogram's counts at the last measurement */
     converge_batch_t open;  /* the batch being filled */
     long open_measurements;
@@ -73,12 +72,9 @@ typedef struct {
 } converge_t;
 
 void converge_init(converge_t *c, double tol, int higher_is_better);
-/* One measurement: first its mean value (converge_add_batch), then
- * converge_check_tail with this rank's samples so far (h), which files the
- * measurement and updates both precisions. */
-void converge_add_batch(converge_t *c, double measurement_mean);
-void converge_check_tail(converge_t *c, const hist_t *h);
-/* 1 when both the Avg and the 99% are known to the tolerance. */
+/* One measurement: its mean value and this rank's samples so far (h);
+ * files the measurement and updates both precisions. */
+void converge_add_measurement(converge_t *c, double measurement_mean, const hist_t *h);
 int converge_done(const converge_t *c);
 /* Two-sided 97.5% quantile of Student's t with df degrees of freedom. */
 double converge_t975(int df);

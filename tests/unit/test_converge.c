@@ -48,8 +48,7 @@ static long run(converge_t *c, hist_t *h, double (*gen)(long), int per, long cap
             hist_add(h, v);
             sum += v;
         }
-        converge_add_batch(c, sum / per);
-        converge_check_tail(c, h);
+        converge_add_measurement(c, sum / per, h);
         if (converge_done(c))
             return m + 1;
     }
@@ -160,8 +159,7 @@ int main(void)
         double level = 10.0 + 0.05 * k;
         for (int i = 0; i < 1000; i++)
             hist_add(&h, level + uniform());
-        converge_add_batch(&c, level + 0.5);
-        converge_check_tail(&c, &h);
+        converge_add_measurement(&c, level + 0.5, &h);
         done = converge_done(&c);
     }
     CHECK(!done);
@@ -173,8 +171,7 @@ int main(void)
     CHECK(c.batches > 0);
     for (int i = 0; i < 200000; i++)
         hist_add(&h, 40.0 + uniform());
-    converge_add_batch(&c, 40.5);
-    converge_check_tail(&c, &h);
+    converge_add_measurement(&c, 40.5, &h);
     CHECK(c.batches == 0 && isinf(c.tail_precision));
     return check_report("test_converge");
 }
