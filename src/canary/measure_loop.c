@@ -70,10 +70,9 @@ enum { AGREE_ELAPSED, AGREE_CONVERGED, AGREE_AVG_PRECISION, AGREE_TAIL_PRECISION
 typedef struct {
     double *values; /* AGREE_HEADER entries, then n_pending bulk values */
     int n_pending;
-    /* --converge only: about 35 KiB, so not on the stack of every run
-     * (under SimGrid every rank's stack is resident memory). */
+    /* With --converge only (NULL without): about 35 KiB, so not on the
+     * stack of every run (under SimGrid every rank's stack is resident). */
     converge_t *conv;
-    int converging; /* --converge given */
 } agreement_t;
 
 static void agreement_init(agreement_t *a, int n_pending, double tol, int higher_is_better)
@@ -82,9 +81,8 @@ static void agreement_init(agreement_t *a, int n_pending, double tol, int higher
     a->values = xmalloc(sizeof(double) * (size_t)(AGREE_HEADER + n_pending));
     for (int i = 0; i < AGREE_HEADER + n_pending; i++)
         a->values[i] = INFINITY;
-    a->converging = tol > 0.0;
     a->conv = NULL;
-    if (a->converging) {
+    if (tol > 0.0) {
         a->conv = xmalloc(sizeof(*a->conv));
         converge_init(a->conv, tol, higher_is_better);
     }
@@ -97,9 +95,9 @@ static double agree(agreement_t *a, double elapsed, int higher_is_better, MPI_Co
 {
     double *v = a->values;
     v[AGREE_ELAPSED] = elapsed;
-    v[AGREE_CONVERGED] = a->converging && converge_done(a->conv) ? 1.0 : 0.0;
-    v[AGREE_AVG_PRECISION] = a->converging ? -a->conv->avg_precision : -INFINITY;
-    v[AGREE_TAIL_PRECISION] = a->converging ? -a->conv->tail_precision : -INFINITY;
+    v[AGREE_CONVERGED] = a->conv && converge_done(a->conv) ? 1.0 : 0.0;
+    v[AGREE_AVG_PRECISION] = a->conv ? -a->conv->avg_precision : -INFINITY;
+    v[AGREE_TAIL_PRECISION] = a->conv ? -a->conv->tail_precision : -INFINITY;
     MPI_Allreduce(MPI_IN_PLACE, v, AGREE_HEADER + a->n_pending, MPI_DOUBLE, MPI_MIN, test_comm);
     for (int r = AGREE_HEADER; r < AGREE_HEADER + a->n_pending; r++) {
         if (isinf(v[r]))
@@ -108,7 +106,7 @@ static double agree(agreement_t *a, double elapsed, int higher_is_better, MPI_Co
         acc->worst_count += 1.0;
         v[r] = INFINITY;
     }
-    if (a->converging) {
+    if (a->conv) {
         acc->avg_precision = -v[AGREE_AVG_PRECISION];
         acc->tail_precision = -v[AGREE_TAIL_PRECISION];
     }
@@ -119,7 +117,7 @@ static double agree(agreement_t *a, double elapsed, int higher_is_better, MPI_Co
 /* After measurement m: its batch mean and this rank's samples so far. */
 static void agreement_batch(agreement_t *a, double batch_mean, const stats_acc_t *acc)
 {
-    if (!a->converging)
+    if (!a->conv)
         return;
     converge_add_measurement(a->conv, batch_mean, &acc->hist);
 }
@@ -229,7 +227,7 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
         agreement_batch(&ag, value_of(scale, t / iters), acc);
     }
     acc->measurements = (double)m;
-    if (ag.converging) /* the precision after the last measurement */
+    if (ag.conv) /* the precision after the last measurement */
         agree(&ag, 0.0, k->higher_is_better, test_comm, acc, &converged);
     /* As the reference: one bulk value per rank over the whole test. */
     if (total_iters > 0)
