@@ -20,11 +20,9 @@ GPCNET_DOCS_SLOW=1 also runs the blocks marked slow (minutes each).
 from __future__ import annotations
 
 import os
-import pwd
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import examples  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from throwaway_user import reachable_by_others, throwaway_user  # noqa: E402
 from examples import CLASSES, REPO, RUNNABLE  # noqa: E402
 
 BLOCKS = examples.all_blocks()
@@ -195,13 +195,6 @@ def test_example_runs_as_written(block, tmp_path):
 
 # --- The same blocks typed by a user who is not root ------------------------
 
-def _reachable_by_others(path: Path) -> bool:
-    """Whether a user other than the owner can reach `path` (every parent
-    directory searchable by others)."""
-    return all(not (part.is_dir() and not part.stat().st_mode & stat.S_IXOTH)
-               for part in [path, *path.parents] if part.exists())
-
-
 def _needs_the_tool(block) -> bool:
     """Whether the block runs the gpcnet tool or the Python with it
     (pytest, ReFrame): a stdlib-only snippet runs with any python3."""
@@ -214,21 +207,11 @@ def _needs_the_tool(block) -> bool:
 
 @pytest.fixture(scope="module")
 def normal_user():
-    """A throw-away unprivileged user, made here and removed after."""
     if os.geteuid() != 0:
         pytest.skip("tests not run as root: test_example_runs_as_written already ran "
                     "every block as a normal user")
-    for tool in ("useradd", "userdel", "runuser"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} not found: needed to run the examples as a normal user")
-    name = f"gpcnet-d{os.getpid()}"
-    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home",
-                    "--shell", "/usr/sbin/nologin", name], check=True, capture_output=True)
-    try:
-        yield pwd.getpwnam(name)
-    finally:
-        subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
-        subprocess.run(["userdel", name], capture_output=True)
+    with throwaway_user("gpcnet-d") as user:
+        yield user
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE
@@ -241,7 +224,7 @@ def test_example_runs_as_a_normal_user(block, normal_user):
     /root), they are skipped, saying so."""
     runnable(block)
     python = Path(os.path.realpath(sys.executable))
-    if _needs_the_tool(block) and not _reachable_by_others(python):
+    if _needs_the_tool(block) and not reachable_by_others(python):
         pytest.skip(f"uses the gpcnet tool, whose Python ({python}) other users cannot reach")
     base = Path(tempfile.mkdtemp(prefix="gpcnet-docs-user-"))
     try:
@@ -250,7 +233,7 @@ def test_example_runs_as_a_normal_user(block, normal_user):
         where = prepare(block, base, copy_build=True)
         for path in [base, *base.rglob("*")]:
             os.chown(path, normal_user.pw_uid, normal_user.pw_gid, follow_symlinks=False)
-        tool_dir = f"{python.parent}:" if _reachable_by_others(python) else ""
+        tool_dir = f"{python.parent}:" if reachable_by_others(python) else ""
         env = {"PATH": f"{tool_dir}/usr/local/bin:/usr/bin:/bin",
                "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8", "USER": normal_user.pw_name}
         as_user = ["runuser", "-u", normal_user.pw_name, "--", "env", "-i",

@@ -9,11 +9,8 @@ to a scratch tree through a command-line config scope, once per session.
 throw-away unprivileged user made for it (and removed after).
 """
 import os
-import pwd
 import re
 import shutil
-import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +18,9 @@ import pytest
 
 import spack_session
 from spack_session import REPO, ok, run
+
+sys.path.insert(0, str(REPO / "tests"))
+from throwaway_user import reachable_by_others, throwaway_user  # noqa: E402
 
 
 def test_install_variants(installed):
@@ -70,15 +70,6 @@ def test_spack_test_run(spack, installed):
         assert not own.exists() or Path(launcher) == own, (launcher, "is not Open MPI's own")
 
 
-def _reachable_by_others(path: Path) -> bool:
-    """Whether a user other than the owner can reach `path` (every parent
-    directory searchable by others)."""
-    for part in [path, *path.parents]:
-        if part.exists() and part.is_dir() and not part.stat().st_mode & stat.S_IXOTH:
-            return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def as_normal_user(spack):
     """The start of a command line that runs `spack` (the session's scope,
@@ -86,14 +77,7 @@ def as_normal_user(spack):
     throw-away unprivileged user, made here and removed after."""
     if os.geteuid() != 0:
         pytest.skip("tests not run as root: test_spack_test_run already ran as a normal user")
-    for tool in ("useradd", "userdel", "runuser"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} not found: needed to run `spack test run` as a normal user")
-    name = f"gpcnet-t{os.getpid()}"
-    ok(run(["useradd", "--system", "--user-group", "--no-create-home",
-            "--shell", "/usr/sbin/nologin", name], 60))
-    try:
-        user = pwd.getpwnam(name)
+    with throwaway_user("gpcnet-t") as user:
         home = spack.base / "user"
         (home / "scope").mkdir(parents=True)
         (home / "scope" / "config.yaml").write_text(
@@ -111,11 +95,9 @@ def as_normal_user(spack):
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
                "SPACK_USER_CONFIG_PATH": str(home / "user-config"),
                "SPACK_USER_CACHE_PATH": str(home / "user-cache")}
-        yield user, home, ["runuser", "-u", name, "--", "env", "-i",
+        yield user, home, ["runuser", "-u", user.pw_name, "--", "env", "-i",
                            *(f"{k}={v}" for k, v in env.items()),
                            spack.exe, "-C", spack.scope, "-C", home / "scope"]
-    finally:
-        subprocess.run(["userdel", name], capture_output=True, timeout=60)
 
 
 @pytest.mark.parametrize("builds", [("default", "sanitize"), ("python",)],
@@ -129,7 +111,7 @@ def test_spack_test_run_as_a_normal_user(spack, installed, as_normal_user, build
     case is skipped, saying so."""
     user, home, as_user = as_normal_user
     python = Path(os.path.realpath(sys.executable))
-    if "python" in builds and not _reachable_by_others(python):
+    if "python" in builds and not reachable_by_others(python):
         pytest.skip(f"the +python build's Python ({python}) is not readable by other users")
     hashes = ["/" + ok(spack("find", "--format", "{hash}", installed[b][0],
                              env_dir=installed.env_dir)).split()[0] for b in builds]
