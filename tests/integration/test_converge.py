@@ -65,10 +65,12 @@ def test_unreachable_precision_stops_at_the_cap_and_says_so(harness, tmp_path):
         assert row["stop_reason"] in ("measurements", "time_limit"), row
         assert row["precision"]["reached"] is False
         if row["stop_reason"] == "measurements":
-            # 1000 (ring) or 500 (collective) samples per measurement and
-            # rank: 39 or 19 batches, enough to tell.
             assert row["measurements"] == 40, row
-            assert row["precision"]["p99"] > 0.0001 or row["precision"]["avg"] > 0.0001
+        # Known half-widths are above the tolerance; they are unknown (null)
+        # when the batches restarted (the 99% moved by 2x) too late to fill
+        # the minimum again.
+        known = [v for v in (row["precision"]["avg"], row["precision"]["p99"]) if v is not None]
+        assert not known or max(known) > 0.0001, row
         check_row(row, 0.0001)
         (line,) = progress_lines(p.stderr, row["name"])
         assert "cap reached before the precision" in line, line
