@@ -30,6 +30,12 @@ fi
 if ! command -v python3 >/dev/null 2>&1; then
     apt_install python3
 fi
+# tests/docs gives its throw-away unprivileged user the tool in a venv of
+# Debian's Python (the one running the tests may be private to root).
+if ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    echo "setup-python: installing python3-venv"
+    apt_install python3 python3-venv
+fi
 if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "setup-python: installing pip"
     apt_install python3-pip

@@ -9,6 +9,8 @@
 # Installs what is missing first (Debian packages through apt-get, with sudo
 # when not root; Python packages with pip): a compiler, CMake, Open MPI, the
 # gpcnet tool with pytest, pytest-timeout and ReFrame, headless Chromium,
+# python3-venv (as root, tests/docs makes a venv of Debian's Python with the
+# tool's dependencies for its unprivileged user, /var/cache/gpcnet-tests),
 # iproute2, pyroute2, Slurm and munge, LAMMPS and HPCC, MPICH, SimGrid,
 # clang and valgrind.
 # Time: about 23 minutes on a 2-core machine (CI on a fresh clone,

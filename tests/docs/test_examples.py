@@ -13,7 +13,9 @@ runs exactly as written, as a new user would type it:
   examples write is inside .gitignore or outside the repository.
 
 Run as root, every block not marked root runs a second time as a throw-away
-unprivileged user (test_example_runs_as_a_normal_user).
+unprivileged user (test_example_runs_as_a_normal_user), with the gpcnet tool
+in a Python of its own (tests/docs/user_tool.py: Debian's Python 3, the
+dependencies cached in /var/cache/gpcnet-tests after the first run).
 
 GPCNET_DOCS_SLOW=1 also runs the blocks marked slow (minutes each).
 """
@@ -32,8 +34,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import examples  # noqa: E402
+import user_tool  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from throwaway_user import reachable_by_others, throwaway_user  # noqa: E402
+from throwaway_user import throwaway_user  # noqa: E402
 from examples import CLASSES, REPO, RUNNABLE  # noqa: E402
 
 BLOCKS = examples.all_blocks()
@@ -195,37 +198,28 @@ def test_example_runs_as_written(block, tmp_path):
 
 # --- The same blocks typed by a user who is not root ------------------------
 
-def _needs_the_tool(block) -> bool:
-    """Whether the block runs the gpcnet tool or the Python with it
-    (pytest, ReFrame): a stdlib-only snippet runs with any python3."""
-    text = examples.script(block)
-    if block.cls == "python":
-        return "gpcnet" in text
-    return re.search(r"(^|[\s;&|(])(gpcnet|python3|reframe)\s", text) is not None \
-        or "run-local.sh" in text
-
-
 @pytest.fixture(scope="module")
 def normal_user():
+    """The user, and the bin directory of its Python with the gpcnet tool
+    of this tree (first on its PATH)."""
     if os.geteuid() != 0:
         pytest.skip("tests not run as root: test_example_runs_as_written already ran "
                     "every block as a normal user")
-    with throwaway_user("gpcnet-d") as user:
-        yield user
+    why = user_tool.missing()
+    if why:
+        pytest.fail(f"no Python for the normal user: {why}")
+    with throwaway_user("gpcnet-d") as user, user_tool.user_tool(REPO) as tool_bin:
+        yield user, tool_bin
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE
                                    and "root" not in b.options], ids=lambda b: b.name)
 def test_example_runs_as_a_normal_user(block, normal_user):
     """Every block not marked root, typed by an unprivileged user in a copy
-    the user owns (the OMPI root settings a block exports are then unused).
-    Blocks that use the Python tool need a Python with gpcnet that the user
-    can run: where the one running these tests is private (pyenv under
-    /root), they are skipped, saying so."""
+    the user owns (the OMPI root settings a block exports are then unused),
+    with `python3` and `gpcnet` from the user's own Python (user_tool)."""
     runnable(block)
-    python = Path(os.path.realpath(sys.executable))
-    if _needs_the_tool(block) and not reachable_by_others(python):
-        pytest.skip(f"uses the gpcnet tool, whose Python ({python}) other users cannot reach")
+    normal_user, tool_bin = normal_user
     base = Path(tempfile.mkdtemp(prefix="gpcnet-docs-user-"))
     try:
         home = base / "home"
@@ -233,8 +227,7 @@ def test_example_runs_as_a_normal_user(block, normal_user):
         where = prepare(block, base, copy_build=True)
         for path in [base, *base.rglob("*")]:
             os.chown(path, normal_user.pw_uid, normal_user.pw_gid, follow_symlinks=False)
-        tool_dir = f"{python.parent}:" if reachable_by_others(python) else ""
-        env = {"PATH": f"{tool_dir}/usr/local/bin:/usr/bin:/bin",
+        env = {"PATH": f"{tool_bin}:/usr/local/bin:/usr/bin:/bin",
                "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8", "USER": normal_user.pw_name}
         as_user = ["runuser", "-u", normal_user.pw_name, "--", "env", "-i",
                    *(f"{k}={v}" for k, v in env.items())]
