@@ -1,7 +1,10 @@
-"""`gpcnet report` on a study JSON (`gpcnet study`): normalised execution
-times per setting (box plots: median, quartiles, min/max whiskers), CI_app
-of the paired settings, and the counter metric against time with a linear
-fit; one self-contained HTML file through the shared layer."""
+"""`gpcnet report` on a study JSON (`gpcnet study`), the co-run paper's
+figures: normalised execution times per setting (Fig. 4's box plots:
+median, quartiles, min/max whiskers), CI_app of the paired settings, per
+setting the mean time against the mean stall/flit ratio with standard
+errors and a linear fit (Fig. 5), and one run's stall-rate series per
+setting; one self-contained HTML file through the shared layer. A scale
+sweep (`gpcnet study scale`) has its own page: gpcnet.report.scale."""
 
 from __future__ import annotations
 
@@ -23,20 +26,42 @@ def box_figure(summary: dict, title: str) -> Figure:
     return fig
 
 
-def scatter_figure(summary: dict) -> Figure:
-    pts = summary["metric"]
+def means_figure(summary: dict) -> Figure:
+    """Fig. 5 of the co-run paper: per setting the mean normalised time
+    against the mean stall/flit ratio, standard errors as error bars, and
+    the dashed least-squares line through the means."""
+    pts = summary["per_setting"]
     fig = Figure(figsize=(5, 3.6), layout="constrained")
     ax = fig.subplots()
-    for s in dict.fromkeys(p["setting"] for p in pts):
-        ax.scatter([p["metric"] for p in pts if p["setting"] == s],
-                   [p["normalised"] for p in pts if p["setting"] == s], label=s, s=18)
-    if summary.get("fit"):
-        f = summary["fit"]
-        xs = sorted(p["metric"] for p in pts)
-        ax.plot([xs[0], xs[-1]], [f["intercept"] + f["slope"] * x for x in (xs[0], xs[-1])], "k-", lw=1,
-                label=f"fit r={f['r']:.2f}" if f["r"] is not None else "fit")
+    for p in pts:
+        ax.errorbar([p["metric_mean"]], [p["time_mean"]], xerr=[p["metric_se"] or 0], yerr=[p["time_se"] or 0],
+                    fmt="x", ms=8, capsize=3, label=f"{p['setting']} ({p['runs']} runs)")
+    f = summary.get("fit")
+    if f:
+        xs = [p["metric_mean"] for p in pts]
+        lo, hi = min(xs), max(xs)
+        ax.plot([lo, hi], [f["intercept"] + f["slope"] * x for x in (lo, hi)], "k--", lw=1,
+                label=f"linear fit, r = {f['r']:.2f}" if f["r"] is not None else "linear fit")
     ax.set_xlabel(pts[0]["what"])
-    ax.set_ylabel("normalised time")
+    ax.set_ylabel(f"mean time / median of setting {summary['baseline']}")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def series_figure(summary: dict) -> Figure:
+    """The stall rate during one run of each setting (mean over the
+    metric's ports per interval), with the threshold below which an
+    interval's ports do not count."""
+    fig = Figure(figsize=(6, 3.6), layout="constrained")
+    ax = fig.subplots()
+    for x in summary["series"]:
+        ax.plot(x["t"], [float("nan") if v is None else v for v in x["stall_per_s"]], marker=".",
+                label=f"{x['setting']} ({x['id']})")
+    thr = summary["series"][0].get("threshold")
+    if thr:
+        ax.axhline(thr, color="grey", lw=0.8, ls=":", label=f"threshold {thr:g}/s")
+    ax.set_xlabel("seconds since the application started")
+    ax.set_ylabel(f"{summary['series'][0].get('counter') or 'stalls'} per second")
     ax.legend(fontsize=7)
     return fig
 
@@ -63,29 +88,53 @@ def _ci_app_table(s: dict) -> Markup:
                "<th>pairs</th></tr>{}</table>", rows)
 
 
+def _means_table(s: dict) -> Markup:
+    rows = join(fmt("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", p["setting"],
+                    p["runs"], _f(p["time_mean"]), _f(p["time_se"]), _f(p["metric_mean"], "{:.4g}"),
+                    _f(p["metric_se"], "{:.3g}"))
+                for p in s["per_setting"])
+    return fmt('<table class="summary"><tr><th>setting</th><th>runs</th><th>mean normalised time</th>'
+               "<th>standard error</th><th>mean stall/flit ratio</th><th>standard error</th></tr>{}</table>", rows)
+
+
 def _metric_section(s: dict, figs: Figures) -> Markup:
-    if not s["metric"]:
-        return Markup("<p>No stall counters in this study (no InfiniBand port counters and no testbed "
-                      "switch statistics): nothing to correlate.</p>")
-    out = figs.embed(scatter_figure(s), "metric", "Normalised time of each run against its stall metric.")
+    if not s["per_setting"]:
+        return Markup("<p>No stall/flit ratio in this study (no counters sampled, or none over the "
+                      "threshold): nothing to correlate.</p>")
+    out = figs.embed(means_figure(s), "metric", "Per setting: mean normalised time against mean stall/flit "
+                     "ratio; error bars are standard errors; dashed: linear fit through the means.")
+    out += _means_table(s)
     if s.get("fit"):
         f = s["fit"]
-        out += fmt("<p>linear fit: normalised time = {:.3f} + {:.3g} x metric, r = {} over {} runs</p>",
-                   f["intercept"], f["slope"], _f(f["r"], "{:.2f}"), f["points"])
+        out += fmt("<p>linear fit through the {} setting means: normalised time = {:.3f} + {:.4g} x ratio, "
+                   "r = {}</p>", f["points"], f["intercept"], f["slope"], _f(f["r"], "{:.2f}"))
+    else:
+        out += Markup("<p>No fit: fewer than two settings with a ratio, or all with the same ratio.</p>")
     return out
+
+
+def _series_section(s: dict, figs: Figures) -> Markup:
+    if not s["series"]:
+        return Markup("<p>No counter time series in this study (counters not sampled during the runs).</p>")
+    return figs.embed(series_figure(s), "series", "Stall rate per sampling interval during one run of each "
+                      "setting (its first rotation with a series).")
 
 
 def render(study: dict) -> str:
     """The HTML page of a loaded study document."""
-    s = summarise(study)
     cfg = study["config"]
+    if cfg["study"] == "scale":
+        from gpcnet.report import scale
+        return scale.render(study)
+    s = summarise(study)
     figs = Figures()
     title = f"{cfg['study']} study: {' '.join(map(str, cfg['app_command']))} on {cfg['n']} nodes"
     parts = [fmt("<h1>{}</h1>", title),
              fmt("<p>{} runs, {} failed; launcher {}, {} ranks per node, {} rotations; congestor {}; baseline "
-                 "median {} s (setting {}).</p>", len(study["runs"]), len(s["failed"]), cfg["launcher"],
-                 cfg["ppn"], cfg["rotations"], " ".join(map(str, cfg["congestor_args"])),
-                 _f(s["baseline_median_s"]), s["baseline"]),
+                 "median {} (setting {}); time measured by {}.</p>", len(study["runs"]), len(s["failed"]),
+                 cfg["launcher"], cfg["ppn"], cfg["rotations"], " ".join(map(str, cfg["congestor_args"])),
+                 _f(s["baseline_median_s"]), s["baseline"],
+                 "the figure of merit" if s["time_measure"] == "fom" else "the launcher's wall time (s)"),
              Markup("<h2>Normalised execution time</h2>"), _times_table(s)]
     if s["baseline_median_s"] is None:
         parts.append(fmt("<p>No successful run of setting {} (the baseline): nothing is normalised.</p>",
@@ -94,7 +143,8 @@ def render(study: dict) -> str:
         parts.append(figs.embed(box_figure(s, title), "times",
                                 f"Execution time of each setting divided by the median of setting {s['baseline']}."))
     parts += [Markup("<h2>CI_app = t_congested / t_isolated</h2>"), _ci_app_table(s),
-              Markup("<h2>Network counter metric vs time</h2>"), _metric_section(s, figs)]
+              Markup("<h2>Stall/flit ratio vs time (per setting)</h2>"), _metric_section(s, figs),
+              Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]
     if s["failed"]:
         parts.append(fmt("<h2>Failed runs</h2><ul>{}</ul>",
                          join(fmt("<li>{}: {}</li>", f["id"], str(f["error"])) for f in s["failed"])))

@@ -1,9 +1,13 @@
-"""A study JSON (`gpcnet study`) read and summarised: normalised execution
-times per setting, CI_app of the paired settings, and the counter metric
-against time with a linear fit. gpcnet.report.study draws the page."""
+"""A study JSON (`gpcnet study`) read and summarised as the co-run paper's
+figures (Zhang et al., Section IV) need it: normalised times per setting
+(Fig. 4's box plots), per setting the mean and standard error of time and
+of the stall/flit ratio with a linear fit through the settings' means
+(Fig. 5), one run's stall-rate series per setting, and CI_app of the
+paired settings. gpcnet.report.study draws the page."""
 
 from __future__ import annotations
 
+import math
 import statistics
 
 from gpcnet.impact import congestion_impact
@@ -29,9 +33,15 @@ def pairs(study: dict) -> list:
 
 
 def run_metric(run: dict):
-    """The run's stall metric: mean switch stall ratio (testbed), else the
-    mean of the nodes' InfiniBand stall ratios; None when neither exists."""
+    """(the run's stall/flit ratio, what it is) or (None, None). Counters
+    sampled during the run carry the paper's metric; a document written
+    before them has before/after deltas: the mean switch stall ratio
+    (testbed), else the mean of the nodes' InfiniBand ratios."""
     c = run.get("counters") or {}
+    if "metric" in c:
+        value = (c.get("metric") or {}).get("stall_ratio")
+        what = f"stall/flit ratio ({c.get('stall_counter')} / {c.get('flit_counter')})"
+        return (value, what) if value is not None else (None, None)
     sw = [s["stall_ratio"] for s in (c.get("switch_stall") or {}).values() if s.get("stall_ratio") is not None]
     if sw:
         return statistics.fmean(sw), "switch overlimits / packets"
@@ -41,17 +51,71 @@ def run_metric(run: dict):
     return None, None
 
 
+def time_of(run: dict, measure: str) -> float | None:
+    """What a run's time is for normalising: its figure of merit when the
+    study measures by it (config time_measure "fom"), else the wall time."""
+    return run.get("fom") if measure == "fom" else run.get("wall_s")
+
+
+def normalised_times(ok: list, measure: str, ref, lower: bool) -> dict:
+    """{run id: its time over the baseline's median `ref`}; a rate (not
+    `lower`) is turned around (ref / value) so that above 1 is slower."""
+    if not ref:
+        return {}
+    return {r["id"]: (time_of(r, measure) / ref if lower else ref / time_of(r, measure))
+            for r in ok if time_of(r, measure)}
+
+
+def mean_se(values: list) -> tuple:
+    """(mean, standard error of the mean = sample standard deviation /
+    sqrt(n)); the error is None for a single value, both None for none."""
+    if not values:
+        return None, None
+    se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) >= 2 else None
+    return statistics.fmean(values), se
+
+
+def linear_fit(xs: list, ys: list) -> dict | None:
+    """Least-squares line y = intercept + slope x and Pearson's r (None when
+    y does not vary); None with fewer than 2 points or x constant."""
+    if len(xs) < 2 or max(xs) == min(xs):
+        return None
+    import numpy as np
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
+    slope, icpt = np.polyfit(x, y, 1)
+    r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else None
+    return {"slope": float(slope), "intercept": float(icpt), "r": r, "points": len(xs)}
+
+
+def stall_series(run: dict) -> dict | None:
+    """The run's per-interval stall rate (mean over the metric's ports of
+    stalls per second; None where no port had a rate), or None."""
+    c = run.get("counters") or {}
+    series = c.get("series") or []
+    if not series:
+        return None
+    return {"id": run["id"], "setting": run["setting"], "t": [iv["t"] for iv in series],
+            "stall_per_s": [iv.get("stall_per_s") for iv in series],
+            "threshold": c.get("stall_threshold"), "counter": c.get("stall_counter")}
+
+
 def summarise(study: dict) -> dict:
-    ok = [r for r in study["runs"] if r.get("status") == "ok"]
-    settings = study["config"]["settings"]
+    cfg = study["config"]
+    # The figure of merit or the wall time ("time_measure", written by the
+    # runner; older documents: the wall time), over the baseline's median.
+    measure = cfg.get("time_measure") or "wall_s"
+    lower = not (measure == "fom" and cfg.get("higher_is_better"))
+    ok = [r for r in study["runs"] if r.get("status") == "ok" and time_of(r, measure) is not None]
+    settings = cfg["settings"]
     base = baseline_setting(study)
-    times = {s: [r["wall_s"] for r in ok if r["setting"] == s] for s in settings}
+    times = {s: [time_of(r, measure) for r in ok if r["setting"] == s] for s in settings}
     ref = statistics.median(times[base]) if times.get(base) else None
-    out = {"baseline": base, "baseline_median_s": ref, "settings": {}, "ci_app": [], "failed": [],
-           "metric": []}
+    scaled = {"runs": normalised_times(ok, measure, ref, lower)}
+    out = {"baseline": base, "baseline_median_s": ref, "time_measure": measure, "settings": {}, "ci_app": [],
+           "failed": [], "metric": [], "series": []}
     for s in settings:
         t = sorted(times[s])
-        norm = [x / ref for x in t] if ref else []
+        norm = sorted(v for r in ok if r["setting"] == s and (v := scaled["runs"].get(r["id"])) is not None)
         q = statistics.quantiles(norm, n=4, method="inclusive") if len(norm) >= 2 else norm * 3
         foms = [r["fom"] for r in ok if r["setting"] == s and r.get("fom") is not None]
         out["settings"][s] = {"runs": len(t), "median_s": statistics.median(t) if t else None,
@@ -59,12 +123,12 @@ def summarise(study: dict) -> dict:
                               "normalised": norm,
                               "stats": ({"min": norm[0], "q1": q[0], "median": statistics.median(norm),
                                          "q3": q[-1], "max": norm[-1]} if norm else None)}
-    by = {(r["setting"], r["rotation"]): r["wall_s"] for r in ok}
+    by = {(r["setting"], r["rotation"]): time_of(r, measure) for r in ok}
     for iso, cong in pairs(study):
-        per = [congestion_impact(by[(iso, k)], by[(cong, k)], lower_is_better=True)
+        per = [congestion_impact(by[(iso, k)], by[(cong, k)], lower_is_better=lower)
                for (s, k) in sorted(by) if s == iso and (cong, k) in by]
         per = [ci for ci in per if ci is not None]
-        med = (congestion_impact(statistics.median(times[iso]), statistics.median(times[cong]), lower_is_better=True)
+        med = (congestion_impact(statistics.median(times[iso]), statistics.median(times[cong]), lower_is_better=lower)
                if times.get(iso) and times.get(cong) else None)
         out["ci_app"].append({"isolated": iso, "congested": cong, "paired": per,
                               "median_paired": statistics.median(per) if per else None,
@@ -74,15 +138,52 @@ def summarise(study: dict) -> dict:
             out["failed"].append({"id": r["id"], "error": r.get("error")})
     for r in ok:
         m, what = run_metric(r)
-        if m is not None and ref:
+        if m is not None and scaled["runs"].get(r["id"]) is not None:
             out["metric"].append({"id": r["id"], "setting": r["setting"], "metric": m, "what": what,
-                                  "normalised": r["wall_s"] / ref})
-    if len(out["metric"]) >= 3:
-        import numpy as np
-        x = np.array([p["metric"] for p in out["metric"]])
-        y = np.array([p["normalised"] for p in out["metric"]])
-        if np.ptp(x) > 0:
-            slope, icpt = np.polyfit(x, y, 1)
-            r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else None
-            out["fit"] = {"slope": float(slope), "intercept": float(icpt), "r": r, "points": len(x)}
+                                  "normalised": scaled["runs"][r["id"]]})
+    # Fig. 5: "Each cross represents the average value of the ten runs in
+    # each setting, and errorbars show their standard error"; "The dashed
+    # line is a linear fit" (through the crosses).
+    out["per_setting"] = []
+    for s in settings:
+        pts = [p for p in out["metric"] if p["setting"] == s]
+        if pts:
+            (tm, tse), (mm, mse) = mean_se([p["normalised"] for p in pts]), mean_se([p["metric"] for p in pts])
+            out["per_setting"].append({"setting": s, "runs": len(pts), "time_mean": tm, "time_se": tse,
+                                       "metric_mean": mm, "metric_se": mse, "what": pts[0]["what"]})
+    fit = linear_fit([p["metric_mean"] for p in out["per_setting"]], [p["time_mean"] for p in out["per_setting"]])
+    if fit:
+        out["fit"] = fit
+    # One run's stall-rate series per setting: its first rotation that has one.
+    for s in settings:
+        runs = sorted((r for r in ok if r["setting"] == s), key=lambda r: r["rotation"])
+        got = next((x for x in map(stall_series, runs) if x and any(v is not None for v in x["stall_per_s"])), None)
+        if got:
+            out["series"].append(got)
     return out
+
+
+def summarise_scale(study: dict) -> dict:
+    """A `gpcnet study scale` document as its Fig. 7 needs it: per run the
+    node count, the bandwidth ratio and the stall/flit ratio ("Each point
+    represents an experiment run"), per node count their means and
+    standard errors, and a linear fit of bandwidth ratio on stall ratio."""
+    ok = [r for r in study["runs"] if r.get("status") == "ok"
+          and (r.get("load_test") or {}).get("bandwidth_ratio") is not None]
+    points = []
+    for r in ok:
+        m, what = run_metric(r)
+        points.append({"id": r["id"], "nodes": len(r.get("app_nodes") or []) or int(r["setting"]),
+                       "bandwidth_ratio": r["load_test"]["bandwidth_ratio"], "stall_ratio": m, "what": what,
+                       "test": r["load_test"].get("bandwidth_test")})
+    counts = []
+    for k in sorted({p["nodes"] for p in points}):
+        pts = [p for p in points if p["nodes"] == k]
+        (bm, bse) = mean_se([p["bandwidth_ratio"] for p in pts])
+        (sm, sse) = mean_se([p["stall_ratio"] for p in pts if p["stall_ratio"] is not None])
+        counts.append({"nodes": k, "runs": len(pts), "bandwidth_mean": bm, "bandwidth_se": bse,
+                       "stall_mean": sm, "stall_se": sse})
+    with_ratio = [p for p in points if p["stall_ratio"] is not None]
+    return {"points": points, "counts": counts,
+            "fit": linear_fit([p["stall_ratio"] for p in with_ratio], [p["bandwidth_ratio"] for p in with_ratio]),
+            "failed": [{"id": r["id"], "error": r.get("error")} for r in study["runs"] if r.get("status") != "ok"]}
