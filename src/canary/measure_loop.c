@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
+#include "canary/timeline.h"
 #include "infra/converge.h"
 #include "infra/fatal.h"
 #include "infra/progress.h"
@@ -33,13 +34,14 @@ static inline double value_of(value_scale_t v, double seconds)
 /* Warm-up, then iters timed iterations. The timed loop does only the
  * kernel and its two timer reads, as the reference: the raw durations are
  * kept and turned into samples after the loop (add_samples). Returns the
- * bulk time of the timed iterations. */
+ * bulk time of the timed iterations; *begin is their start. */
 static double timed_iterations(const canary_kernel_t *k, void *state, int left, int right,
-                               int warmup, int iters, double *durations)
+                               int warmup, int iters, double *durations, double *begin)
 {
     for (int i = 0; i < warmup; i++)
         k->iterate(state, left, right);
     double bt1 = MPI_Wtime();
+    *begin = bt1;
     for (int i = 0; i < iters; i++) {
         double t1 = MPI_Wtime();
         k->iterate(state, left, right);
@@ -53,6 +55,24 @@ static void add_samples(stats_acc_t *acc, value_scale_t scale, const double *dur
 {
     for (int i = 0; i < iters; i++)
         stats_add_sample(acc, value_of(scale, durations[i]));
+}
+
+/* --timeline, after a timed loop: each iteration's start is rebuilt from
+ * the loop's start and the durations before it, the time between two
+ * iterations (the timer reads) spread evenly, so the loop itself stores
+ * nothing more than without --timeline. */
+static void add_timeline(timeline_t *tl, value_scale_t scale, double begin, double bulk_time,
+                         const double *durations, int iters)
+{
+    double kernel_time = 0.0;
+    for (int i = 0; i < iters; i++)
+        kernel_time += durations[i];
+    double gap = iters > 0 ? (bulk_time - kernel_time) / iters : 0.0;
+    double t = begin - tl->t0;
+    for (int i = 0; i < iters; i++) {
+        timeline_add(tl, t, value_of(scale, durations[i]));
+        t += durations[i] + (gap > 0.0 ? gap : 0.0);
+    }
 }
 
 /* What the ranks of a test agree on before every measurement, in the one
@@ -145,7 +165,7 @@ static int should_stop(double elapsed, double limit, int converged, stats_acc_t 
 
 static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, double limit,
                       double tol, MPI_Comm slice, int slice_index, MPI_Comm test_comm,
-                      unsigned long long ring_seed, stats_acc_t *acc)
+                      unsigned long long ring_seed, stats_acc_t *acc, timeline_t *tl)
 {
     int me, n;
     MPI_Comm_rank(slice, &me);
@@ -179,9 +199,12 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
             if (k->ring_begin)
                 k->ring_begin(state, left[r], right[r]);
             MPI_Barrier(test_comm);
+            double begin;
             double bulk_time = timed_iterations(k, state, left[r], right[r], lim.warmup, iters,
-                                                durations);
+                                                durations, &begin);
             add_samples(acc, scale, durations, iters);
+            if (tl)
+                add_timeline(tl, scale, begin, bulk_time, durations, iters);
             double bulk = value_of(scale, bulk_time / iters);
             stats_add_bulk(acc, bulk);
             batch += bulk;
@@ -203,7 +226,7 @@ static void ring_loop(const canary_kernel_t *k, void *state, loop_limits_t lim, 
 
 static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t lim,
                             double limit, double tol, MPI_Comm slice, MPI_Comm test_comm,
-                            stats_acc_t *acc)
+                            stats_acc_t *acc, timeline_t *tl)
 {
     int n;
     MPI_Comm_size(slice, &n);
@@ -220,8 +243,11 @@ static void collective_loop(const canary_kernel_t *k, void *state, loop_limits_t
                                &converged);
         if (should_stop(elapsed, limit, converged, acc))
             break;
-        double t = timed_iterations(k, state, -1, -1, lim.warmup, iters, durations);
+        double begin;
+        double t = timed_iterations(k, state, -1, -1, lim.warmup, iters, durations, &begin);
         add_samples(acc, scale, durations, iters);
+        if (tl)
+            add_timeline(tl, scale, begin, t, durations, iters);
         bulk_time += t;
         total_iters += iters;
         agreement_batch(&ag, value_of(scale, t / iters), acc);
@@ -254,16 +280,25 @@ void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loo
                     double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
                     MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc)
 {
+    canary_measure_timeline(k, params, limits, time_limit, converge_tol, slice, slice_index,
+                            test_comm, ring_seed, acc, NULL);
+}
+
+void canary_measure_timeline(const canary_kernel_t *k, const canary_params_t *params,
+                             loop_limits_t limits, double time_limit, double converge_tol,
+                             MPI_Comm slice, int slice_index, MPI_Comm test_comm,
+                             unsigned long long ring_seed, stats_acc_t *acc, timeline_t *tl)
+{
     stats_init(acc);
     /* Slices set up one after another (see infra/turns.h). */
     setup_call_t call = {k, params, slice, NULL};
     take_turns(test_comm, slice_index, setup_in_turn, &call);
     void *state = call.state;
     if (k->loop == LOOP_COLLECTIVE) {
-        collective_loop(k, state, limits, time_limit, converge_tol, slice, test_comm, acc);
+        collective_loop(k, state, limits, time_limit, converge_tol, slice, test_comm, acc, tl);
     } else {
         ring_loop(k, state, limits, time_limit, converge_tol, slice, slice_index, test_comm,
-                  ring_seed, acc);
+                  ring_seed, acc, tl);
     }
     k->teardown(state);
 }

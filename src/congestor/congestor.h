@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "infra/burst_schedule.h"
 #include "infra/stats.h"
 
 #define CONGESTOR_DEFAULT_DOUBLES 512
@@ -18,18 +19,22 @@
 /* What every congestor kernel is given at set-up: the settings of the run
  * that shape its traffic, resolved once from the options (run_config.h).
  * A kernel reads them in setup and keeps what it needs in its state; there
- * is no global kernel setting. Room for later settings (e.g. a burst shape:
- * on and off periods, or a list of message sizes) is here: add a field,
- * give it its default in CONGESTOR_PARAMS_DEFAULT, and the kernels that
- * use it read it in setup. */
+ * is no global kernel setting. Room for later settings (e.g. a list of
+ * message sizes) is here: add a field, give it its default in
+ * CONGESTOR_PARAMS_DEFAULT, and the kernels that use it read it in setup. */
 typedef struct {
     /* Doubles per message of the 4 KiB congestors: 512
      * (docs/method.md#congestors) unless --congestor-bytes sets it. */
     int message_doubles;
+    /* --burst, --burst-intensity, --burst-jitter: steady unless given. No
+     * kernel reads it: the loops around the kernels pace them
+     * (congestor_pass_burst, burst_iterate), so every kernel is bursty. */
+    burst_shape_t burst;
 } congestor_params_t;
 
-#define CONGESTOR_PARAMS_DEFAULT \
-    ((congestor_params_t){.message_doubles = CONGESTOR_DEFAULT_DOUBLES})
+#define CONGESTOR_PARAMS_DEFAULT                                         \
+    ((congestor_params_t){.message_doubles = CONGESTOR_DEFAULT_DOUBLES, \
+                          .burst = BURST_SHAPE_STEADY})
 
 typedef struct congestor_kernel {
     const char *id;   /* option and JSON name */
@@ -80,5 +85,29 @@ typedef struct {
 int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
                    int iterations, double time_limit, const congestor_pass_stop_t *stop,
                    stats_acc_t *acc);
+
+/* A congestor's view of the bursts: the schedule and t0, the MPI_Wtime()
+ * of the congestors' common start on this rank (docs/congestion-studies.md
+ * #bursty-congestion). */
+typedef struct {
+    burst_clock_t clock;
+    double t0;
+} burst_run_t;
+
+/* congestor_pass under a burst shape (burst NULL or steady: exactly
+ * congestor_pass). Each iteration starts only when burst_wait allows it:
+ * the loop around the kernel waits out OFF periods and paces ON periods.
+ * The samples are the kernel's own iteration times; the bulk bandwidth
+ * counts the ON time (iterations and the pacing gaps between them, not the
+ * OFF periods), so it is the achieved injection rate during bursts. */
+int congestor_pass_burst(const congestor_kernel_t *k, void *state, MPI_Comm comm,
+                         int measurements, int iterations, double time_limit,
+                         const congestor_pass_stop_t *stop, stats_acc_t *acc, burst_run_t *burst);
+
+/* iterations paced iterations of k (network_congestor's rounds); durations
+ * (may be NULL) receives each iteration's time. Returns the seconds spent
+ * outside OFF periods. */
+double burst_iterate(const congestor_kernel_t *k, void *state, burst_run_t *burst, int iterations,
+                     double *durations);
 
 #endif

@@ -1,7 +1,9 @@
-/* One congestor pass (docs/method.md#congestors). */
+/* One congestor pass (docs/method.md#congestors), steady or bursty. */
+#define _POSIX_C_SOURCE 200809L
 #include "congestor/congestor.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "infra/agree.h"
 #include "infra/converge.h"
@@ -14,10 +16,62 @@
  * whether any rank has seen the canaries finish. */
 enum { AGREE_ELAPSED, AGREE_UNSETTLED, AGREE_DONE_SEEN, AGREE_COUNT };
 
+static void sleep_seconds(double s)
+{
+    struct timespec nap = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&nap, NULL);
+}
+
+double burst_iterate(const congestor_kernel_t *k, void *state, burst_run_t *burst, int iterations,
+                     double *durations)
+{
+    double start = MPI_Wtime(), off_time = 0.0;
+    for (int i = 0; i < iterations; i++) {
+        for (;;) {
+            int in_off;
+            double now = MPI_Wtime();
+            double wait = burst_wait(&burst->clock, now - burst->t0, &in_off);
+            if (wait <= 0.0)
+                break;
+            sleep_seconds(wait);
+            if (in_off)
+                off_time += MPI_Wtime() - now;
+        }
+        double t1 = MPI_Wtime();
+        k->iterate(state);
+        double t2 = MPI_Wtime();
+        burst_done(&burst->clock, t1 - burst->t0, t2 - burst->t0);
+        if (durations)
+            durations[i] = t2 - t1;
+    }
+    return MPI_Wtime() - start - off_time;
+}
+
+/* A measured measurement's samples, bulk time and --converge batch. */
+static void account(stats_acc_t *acc, converge_t *conv, const double *durations, int iterations,
+                    double bytes, double t, double *bulk_time)
+{
+    *bulk_time += t;
+    for (int i = 0; i < iterations; i++)
+        stats_add_sample(acc, bytes / (durations[i] * MIB));
+    if (conv)
+        converge_add_measurement(conv, bytes * iterations / (t * MIB), &acc->hist);
+}
+
 int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
                    int iterations, double time_limit, const congestor_pass_stop_t *stop,
                    stats_acc_t *acc)
 {
+    return congestor_pass_burst(k, state, comm, measurements, iterations, time_limit, stop, acc,
+                                NULL);
+}
+
+int congestor_pass_burst(const congestor_kernel_t *k, void *state, MPI_Comm comm,
+                         int measurements, int iterations, double time_limit,
+                         const congestor_pass_stop_t *stop, stats_acc_t *acc, burst_run_t *burst)
+{
+    /* Steady: the published loops below, untouched. */
+    int paced = burst && !burst_is_steady(&burst->clock.shape);
     if (k->pass_begin)
         k->pass_begin(state);
     double bytes = k->bytes_per_iteration(state);
@@ -64,6 +118,14 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         agree_post(&agreement, mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm);
         if (acc)
             MPI_Barrier(comm);
+        if (paced) {
+            burst_iterate(k, state, burst, 1, NULL); /* warm-up */
+            double t = burst_iterate(k, state, burst, iterations, durations);
+            if (durations)
+                account(acc, conv, durations, iterations, bytes, t, &bulk_time);
+            done++;
+            continue;
+        }
         k->iterate(state); /* warm-up */
         double bt1 = MPI_Wtime();
         if (durations) {
@@ -74,13 +136,7 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
                 k->iterate(state);
                 durations[i] = MPI_Wtime() - t1;
             }
-            double t = MPI_Wtime() - bt1;
-            bulk_time += t;
-            for (int i = 0; i < iterations; i++)
-                stats_add_sample(acc, bytes / (durations[i] * MIB));
-            if (converging) {
-                converge_add_measurement(conv, bytes * iterations / (t * MIB), &acc->hist);
-            }
+            account(acc, conv, durations, iterations, bytes, MPI_Wtime() - bt1, &bulk_time);
         } else {
             for (int i = 0; i < iterations; i++)
                 k->iterate(state);

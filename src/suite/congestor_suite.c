@@ -158,13 +158,20 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
         k->pass_begin(ro->state);
     MPI_Barrier(run->world);
     double t0 = MPI_Wtime();
+    /* --burst: the ON/OFF clock starts at this barrier on every rank. */
+    burst_run_t burst = {.t0 = t0};
+    burst_clock_init(&burst.clock, &run->cfg.congestor_params.burst, run->seed);
+    int paced = !burst_is_steady(&burst.clock.shape);
     int seen = 0, all_seen = 0, seen_posted = 0;
     agree_t agreement = AGREE_NONE;
     struct timespec nap = {0, 5 * 1000 * 1000};
     for (;;) {
         if (ro->congestor_active) {
-            for (int i = 0; i < ro->iterations; i++)
-                k->iterate(ro->state);
+            if (paced)
+                burst_iterate(k, ro->state, &burst, ro->iterations, NULL);
+            else
+                for (int i = 0; i < ro->iterations; i++)
+                    k->iterate(ro->state);
             bytes += per_iteration * ro->iterations;
         } else {
             nanosleep(&nap, NULL); /* a slice of one rank has no peer to load */

@@ -14,6 +14,7 @@
 #include "suite/load_placement.h"
 #include "suite/load_roles.h"
 #include "suite/load_sync.h"
+#include "suite/load_timeline.h"
 #include "suite/phase_counters.h"
 #include "suite/load_summary.h"
 #include "suite/suites.h"
@@ -56,20 +57,22 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
 
 /* A measured pass: with --converge it ends once the kernel's bandwidth has
  * settled, as a canary test does. */
-static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc)
+static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc, burst_run_t *burst)
 {
     congestor_pass_stop_t stop = {run->opt.converge, NULL};
-    congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop,
-                   acc);
+    congestor_pass_burst(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                         run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit,
+                         &stop, acc, burst);
 }
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
  * warm-up pass, release the canaries, then full passes until every rank of
  * the congestor communicator has seen the canaries' end (suite/load_sync.h). */
 static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
-                                stats_acc_t *acc)
+                                stats_acc_t *acc, load_bursts_t *bursts)
 {
+    /* --burst: every pass of this test follows the test's common clock. */
+    burst_run_t *burst = bursts->active ? &bursts->burst : NULL;
     load_watch_t done;
     if (!ro->congestor_active) {
         load_sync_release(sync, &done);
@@ -77,7 +80,7 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
         load_sync_watch_wait(&done);
         return;
     }
-    congestor_pass_of(run, ro, acc);
+    congestor_pass_of(run, ro, acc, burst);
     load_sync_release(sync, &done);
     if (run->opt.converge > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
@@ -87,8 +90,9 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
         load_sync_watch_post(sync, &done);
         congestor_pass_stop_t stop = {0.0, &done.req};
         const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
-        while (!congestor_pass(k, ro->state, ro->congestor_comm, run->cfg.congestor_measurements,
-                               ro->iterations, run->opt.time_limit, &stop, NULL))
+        while (!congestor_pass_burst(k, ro->state, ro->congestor_comm,
+                                     run->cfg.congestor_measurements, ro->iterations,
+                                     run->opt.time_limit, &stop, NULL, burst))
             ;
         load_sync_watch_wait(&done);
         return;
@@ -96,9 +100,9 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     int seen = 0, all_seen = 0;
     agree_t agreement = AGREE_NONE;
     for (;;) {
-        congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                       run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
-                       NULL);
+        congestor_pass_burst(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                             run->cfg.congestor_measurements, ro->iterations,
+                             run->opt.time_limit, NULL, NULL, burst);
         load_sync_watch_post(sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
         if (all_seen)
@@ -109,13 +113,14 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
 }
 
 static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync, int t,
-                               stats_acc_t *acc)
+                               stats_acc_t *acc, load_bursts_t *bursts)
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
-                       run->opt.time_limit, run->opt.converge, ro->canary_slice,
-                       ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc);
+        canary_measure_timeline(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
+                                run->opt.time_limit, run->opt.converge, ro->canary_slice,
+                                ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc,
+                                bursts->tl);
     load_sync_canaries_done(sync);
 }
 
@@ -194,7 +199,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->is_congestor && ro->kernel == k && ro->congestor_active)
-            congestor_pass_of(run, ro, acc);
+            congestor_pass_of(run, ro, acc, NULL);
         double wall = MPI_Wtime() - start;
         MPI_Barrier(run->world);
         collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
@@ -209,7 +214,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
  * the published sequence) or, for --congestor-sweep, kernel `cell` alone
  * on every congestor node. */
 static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
-                         int cell)
+                         int cell, load_timeline_t *timeline)
 {
     const options_t *o = &run->opt;
     char table[96], title[160], cell_id[48] = "", cell_name[80] = "";
@@ -244,11 +249,13 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
         }
         stats_init(acc);
         phase_counters_begin(run);
+        load_bursts_t bursts;
+        load_bursts_begin(run, ro, &bursts); /* nothing unless bursty or --timeline */
         double start = MPI_Wtime();
         if (ro->is_congestor)
-            congest_during_test(run, ro, sync, acc);
+            congest_during_test(run, ro, sync, acc, &bursts);
         else
-            canary_during_test(run, ro, sync, t, acc);
+            canary_during_test(run, ro, sync, t, acc, &bursts);
         double wall = MPI_Wtime() - start;
         /* Statistics only now, so no reduction stalled the congestors.
          * Congestors are outside the canary communicator: their acc is left
@@ -258,6 +265,7 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
         collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, cell);
+        load_bursts_end(run, ro, &bursts, timeline, t, table);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
         suite_phase_end(run, phase, wall);
@@ -282,6 +290,8 @@ int network_load_test_main(int argc, char **argv)
     run_t run;
     run_init(&run, PROGRAM_NETWORK_LOAD_TEST, &argc, &argv);
     run_add_json_section(&run, (run_json_section_t){load_summary_json, NULL});
+    load_timeline_t timeline = {0, 0, NULL}; /* --timeline: filled on world rank 0 */
+    run_add_json_section(&run, (run_json_section_t){load_timeline_json, &timeline});
     const options_t *o = &run.opt;
     load_check_node_count(&run);
     if (run.rank == 0) {
@@ -323,10 +333,10 @@ int network_load_test_main(int argc, char **argv)
         for (int cell = 0; cell < cells; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
-            loaded_phase(&run, &only, &sync, acc, cell);
+            loaded_phase(&run, &only, &sync, acc, cell, &timeline);
             roles_free(&run, &only);
         }
-        loaded_phase(&run, &ro, &sync, acc, -1);
+        loaded_phase(&run, &ro, &sync, acc, -1, &timeline);
         load_sync_free(&sync);
         roles_free(&run, &ro);
     }
@@ -337,5 +347,6 @@ int network_load_test_main(int argc, char **argv)
         load_summary_print_repeats(stdout, &run);
     free(acc);
     suite_finish(&run);
+    load_timeline_free(&timeline);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suite/option_burst.h"
 #include "suite/option_table.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -174,6 +175,8 @@ static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *
         return 0;
     case OT_PATH:
         return set_path(opt, val, (char *)f, err, errlen);
+    case OT_BURST:
+        return option_burst_parse(opt, val, (double *)f, err, errlen);
     case OT_TESTS:
         return parse_list(opt, val, tests, o->tests, NULL, &o->n_tests, err, errlen);
     case OT_CONGESTORS:
@@ -325,7 +328,7 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         else if (apply(o, row, name, val, tests, congestors, err, errlen))
             return OPT_ERROR;
     }
-    if (check_exclusive(o, err, errlen))
+    if (check_exclusive(o, err, errlen) || option_burst_check(o, err, errlen))
         return OPT_ERROR;
     if (want_help)
         return OPT_HELP;

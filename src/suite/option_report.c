@@ -204,7 +204,53 @@ static void config_json(json_writer_t *w, const run_t *run)
     jw_string(w, "json", run->json_path);
 }
 
+/* Only when set: a steady run's settings and config stay the published
+ * ones. --burst-intensity alone paces a load without pauses. */
+static void show_burst(const run_t *run)
+{
+    const burst_shape_t *b = &run->cfg.congestor_params.burst;
+    if (burst_is_steady(b))
+        return;
+    if (run->opt.burst[0] > 0.0)
+        printf("   burst = %g s on, %g s off, intensity %g, jitter %g\n", b->on_s, b->off_s,
+               b->intensity, b->jitter);
+    else
+        printf("   burst = none, intensity %g (paced, no pauses)\n", b->intensity);
+}
+
+static void config_burst(json_writer_t *w, const run_t *run)
+{
+    const burst_shape_t *b = &run->cfg.congestor_params.burst;
+    if (burst_is_steady(b))
+        return;
+    jw_object_begin(w, "burst");
+    if (run->opt.burst[0] > 0.0) {
+        jw_number(w, "on_s", b->on_s);
+        jw_number(w, "off_s", b->off_s);
+    } else {
+        jw_null(w, "on_s");
+        jw_null(w, "off_s");
+    }
+    jw_number(w, "intensity", b->intensity);
+    jw_number(w, "jitter", b->jitter);
+    jw_object_end(w);
+}
+
+static void show_timeline(const run_t *run)
+{
+    if (run->opt.timeline)
+        printf("   timeline = yes\n");
+}
+
+static void config_timeline(json_writer_t *w, const run_t *run)
+{
+    if (run->opt.timeline)
+        jw_bool(w, "timeline", 1);
+}
+
 static const hook_t hooks[] = {
+    {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
+    {"timeline", OPT_LT, show_timeline, config_timeline},
     {"official_default", OPT_ANY, show_official, config_official},
     {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
     {"congestors", OPT_LT, show_congestors, config_congestors},

@@ -67,6 +67,31 @@ const opt_row_t option_table[] = {
      .def = 4096, .metavar = "N", .help = "message size of every congestor (default {default})",
      .key = "congestor_bytes", .official = OPT_ANY, .config = OPT_LT,
      .label = "congestor message", .unit = " B"},
+    /* Bursts: recorded in the config by one hook ("burst", option_report.c),
+     * only when given, so a steady run's config is the published one. */
+    {"--burst", NULL, OPT_LT | OPT_NC, OT_BURST, OPT_FIELD(burst, double *), NONE,
+     .metavar = "ON,OFF",
+     .help = "bursty congestors: congest ON, pause OFF, repeat\n"
+             "(e.g. 50ms,200ms; units us, ms, s; default: steady)",
+     .key = "burst", .official = OPT_LT | OPT_NC},
+    {"--burst-intensity", NULL, OPT_LT | OPT_NC, OT_DOUBLE, OPT_FIELD(burst_intensity, double),
+     NONE, .lo = 0.0, .lo_open = 1, .hi = 1.0, .what = "a share of the full rate", .def = 1.0,
+     .metavar = "F",
+     .help = "congestors inject at F of their full rate while ON,\n"
+             "paced by gaps between iterations (default {default})",
+     .key = "burst_intensity", .official = OPT_LT | OPT_NC},
+    {"--burst-jitter", NULL, OPT_LT | OPT_NC, OT_DOUBLE, OPT_FIELD(burst_jitter, double), NONE,
+     .lo = 0.0, .hi = 1.0, .hi_open = 1, .what = "a relative variation", .def = 0.0,
+     .metavar = "F",
+     .help = "vary every ON and OFF by up to +-F of its length,\n"
+             "the same from the same seed (needs --burst;\n"
+             "default {default})",
+     .key = "burst_jitter", .official = OPT_LT | OPT_NC},
+    {"--timeline", NULL, OPT_LT, OT_FLAG, OPT_FIELD(timeline, int), NONE,
+     .help = "record the canaries' values over time and their\n"
+             "Avg and 99% during and between bursts, and the\n"
+             "recovery time after bursts, in the results JSON",
+     .key = "timeline"},
     {"--congestor-iterations", NULL, OPT_NC, .variant = 1, .metavar = "N",
      .help = "iterations per pass (default 512, scaled)"},
     {"--duration", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(duration, double), NONE, .lo = 0.0,
@@ -264,6 +289,8 @@ int option_differs(const options_t *o, const opt_row_t *row)
         return *(const double *)f != row->def;
     case OT_PATH:
         return strcmp((const char *)f, row->def_text ? row->def_text : "") != 0;
+    case OT_BURST:
+        return ((const double *)f)[0] > 0.0;
     default:
         return 0;
     }

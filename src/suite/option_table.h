@@ -23,7 +23,8 @@ typedef enum {
     OT_PATH,      /* char[OPT_PATH_MAX], not empty */
     OT_TESTS,     /* names from the test catalogue */
     OT_CONGESTORS,/* names from the congestor catalogue, each with a weight */
-    OT_CHOICE     /* int: index into .choices */
+    OT_CHOICE,    /* int: index into .choices */
+    OT_BURST      /* double[2]: "ON,OFF" durations (option_burst.h) */
 } opt_type_t;
 
 #define OPT_NO_FIELD ((size_t)-1)

@@ -69,6 +69,11 @@ typedef struct {
     double converge;                  /* > 0: stop a test once Avg and 99% are known to this */
     long congestor_bytes;             /* message size of every congestor (default 4096) */
     placement_kind_t placement;       /* split (published 80/20 node split) or colocated */
+    /* Bursty congestion (load test and network_congestor). */
+    double burst[2];                  /* --burst ON,OFF in seconds; ON 0: steady (published) */
+    double burst_intensity;           /* share of the full injection rate while ON, (0, 1] */
+    double burst_jitter;              /* relative random variation of ON and OFF, [0, 1) */
+    int timeline;                     /* load test: canary values over time (--timeline) */
 
     /* network_congestor */
     double duration;                  /* > 0: run this long */

@@ -1,5 +1,6 @@
 #include "suite/run_config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,14 @@ static int select_congestors(run_config_t *c, const options_t *o)
         o->congestor_measurements > 0 ? (int)o->congestor_measurements : CONGESTOR_MEASUREMENTS;
     c->congestor_params = CONGESTOR_PARAMS_DEFAULT;
     c->congestor_params.message_doubles = (int)(o->congestor_bytes / (long)sizeof(double));
+    /* --burst-intensity alone paces a load that never pauses: one ON period
+     * without end. */
+    if (o->burst[0] > 0.0 || o->burst_intensity < 1.0)
+        c->congestor_params.burst = (burst_shape_t){
+            .on_s = o->burst[0] > 0.0 ? o->burst[0] : INFINITY,
+            .off_s = o->burst[0] > 0.0 ? o->burst[1] : 0.0,
+            .intensity = o->burst_intensity,
+            .jitter = o->burst_jitter};
     c->congestor_iterations =
         o->congestor_iterations > 0 ? (int)o->congestor_iterations : CONGESTOR_BASE_ITERATIONS;
     return same && n == n_default;

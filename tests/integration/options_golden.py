@@ -73,6 +73,16 @@ BAD = [
     ("network_congestor", ["--duration", "-1"]),
     ("network_congestor", ["--congestor-measurements", "3"]),
     ("network_congestor", ["--stop-file"]),
+    ("network_load_test", ["--burst", "0,0"]),
+    ("network_load_test", ["--burst", "50ms"]),
+    ("network_load_test", ["--burst", "50xs,1s"]),
+    ("network_load_test", ["--burst", "20s,1s"]),
+    ("network_load_test", ["--burst-intensity", "0"]),
+    ("network_load_test", ["--burst-intensity", "1.5"]),
+    ("network_load_test", ["--burst-jitter", "0.2"]),
+    ("network_congestor", ["--burst", "2s,1s", "--duration", "1"]),
+    ("network_congestor", ["--timeline"]),
+    ("network_test", ["--burst", "1s,1s"]),
 ]
 
 TINY = ["--measurements", "1", "--rings", "1", "--iterations", "1", "--warmup", "0"]

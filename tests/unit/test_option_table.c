@@ -45,8 +45,13 @@ static void values(const opt_row_t *r, char *good, char *bad, size_t len)
     case OT_FLAG:
         good[0] = '\0';
         break;
+    case OT_BURST:
+        snprintf(good, len, "50ms,200ms");
+        snprintf(bad, len, "0,0");
+        break;
     case OT_DOUBLE:
-        snprintf(good, len, "%.17g", r->hi_open ? r->hi / 2 : r->hi);
+        /* Not the default, so the value is seen to land. */
+        snprintf(good, len, "%.17g", r->hi_open || r->hi == r->def ? (r->lo + r->hi) / 2 : r->hi);
         snprintf(bad, len, "%.17g", r->hi * 2 + 1);
         break;
     default:
@@ -55,10 +60,21 @@ static void values(const opt_row_t *r, char *good, char *bad, size_t len)
     }
 }
 
+/* An option that is refused without another (--burst-jitter without
+ * --burst) is given with it. */
+static const char *companion(const char *name)
+{
+    return strcmp(name, "--burst-jitter") == 0 ? "--burst=50ms,200ms" : NULL;
+}
+
 static opt_status_t parse2(options_t *o, program_t p, const char *a, const char *b, char *err)
 {
-    char *argv[] = {"prog", (char *)a, (char *)b, NULL};
-    return options_parse(o, p, b ? 3 : 2, argv, &tests, &congs, err, 512);
+    const char *with = companion(a);
+    char *argv[] = {"prog", (char *)a, (char *)b, NULL, NULL};
+    int argc = b ? 3 : 2;
+    if (with)
+        argv[argc++] = (char *)with;
+    return options_parse(o, p, argc, argv, &tests, &congs, err, 512);
 }
 
 static void every_row_parses(void)
@@ -173,8 +189,11 @@ static void official_check(void)
         values(r, good, bad, sizeof(good));
         CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, r->name, r->metavar ? good : NULL, err) ==
               OPT_RUN);
-        CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 1);
-        CHECK(strcmp(names, r->key) == 0);
+        char expect[128];
+        snprintf(expect, sizeof(expect), "%s%s", companion(r->name) ? "burst, " : "", r->key);
+        CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) ==
+              (companion(r->name) ? 2 : 1));
+        CHECK(strcmp(names, expect) == 0);
     }
     /* Giving the default value keeps a run official; the seed is the
      * exception: its default is the clock. */
