@@ -187,13 +187,22 @@ def run_and_check(block, cmd: list, where: Path, env: dict, git=GIT):
                          ids=lambda b: b.name)
 def test_example_runs_as_written(block, tmp_path):
     runnable(block)
-    home = tmp_path / "home"
-    home.mkdir()
-    where = prepare(block, tmp_path)
-    cmd = command(block)
-    if block.cls == "python":
-        cmd[0] = sys.executable
-    run_and_check(block, cmd, where, user_env(home))
+    # The testbed's hosts have a /tmp of their own and `gpcnet testbed run`
+    # wants the job's directory on the file system they share
+    # (docs/testbed.md): such a block runs from /var/tmp.
+    shared = "gpcnet testbed" in examples.script(block)
+    base = Path(tempfile.mkdtemp(prefix="gpcnet-docs-", dir="/var/tmp")) if shared else tmp_path
+    try:
+        home = base / "home"
+        home.mkdir()
+        where = prepare(block, base)
+        cmd = command(block)
+        if block.cls == "python":
+            cmd[0] = sys.executable
+        run_and_check(block, cmd, where, user_env(home))
+    finally:
+        if shared:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 # --- The same blocks typed by a user who is not root ------------------------
