@@ -52,6 +52,7 @@ void congestor_report_free(congestor_report_t *cr)
     free(cr->ranks);
     free(cr->nodes);
     free(cr->reports);
+    free(cr->per_rank);
 }
 
 void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
@@ -112,6 +113,18 @@ void congestor_report_interval(run_t *run, congestor_report_t *cr, const double 
     suite_save(run); /* the file on disk keeps the latest report */
 }
 
+void congestor_report_gather_ranks(const run_t *run, congestor_report_t *cr, double bytes,
+                                   int reporting, int kernel)
+{
+    /* The slowest rank of a bully is what the fat-tree study reports (JSON
+     * only; the table keeps the sums). */
+    double own[CONGESTOR_RANK_FIELDS] = {bytes, reporting ? 1.0 : 0.0, kernel};
+    if (run->rank == 0)
+        cr->per_rank = xcalloc((size_t)run->size * CONGESTOR_RANK_FIELDS, sizeof(double));
+    MPI_Gather(own, CONGESTOR_RANK_FIELDS, MPI_DOUBLE, cr->per_rank, CONGESTOR_RANK_FIELDS,
+               MPI_DOUBLE, 0, run->world);
+}
+
 static const char *summary_bar =
     "+---------------------------------+--------------+--------------+--------------+";
 
@@ -141,6 +154,52 @@ void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *s
     suite_phase_end(run, "congest", t);
 }
 
+static double rank_mib_s(const congestor_report_t *cr, int r)
+{
+    const double *f = cr->per_rank + (size_t)r * CONGESTOR_RANK_FIELDS;
+    return cr->elapsed_s > 0.0 ? f[0] / MIB / cr->elapsed_s : NAN;
+}
+
+/* The reporting rank of kernel k that moved the fewest bytes (rank 0's
+ * clock for all, as the kernel's own per-rank mean). */
+static void slowest_rank_json(json_writer_t *w, const run_t *run, const congestor_report_t *cr, int k)
+{
+    int slowest = -1;
+    for (int r = 0; r < run->size; r++) {
+        const double *f = cr->per_rank + (size_t)r * CONGESTOR_RANK_FIELDS;
+        if (f[1] > 0.0 && (int)f[2] == k &&
+            (slowest < 0 || f[0] < cr->per_rank[(size_t)slowest * CONGESTOR_RANK_FIELDS]))
+            slowest = r;
+    }
+    if (slowest < 0)
+        return;
+    jw_object_begin(w, "slowest_rank");
+    jw_int(w, "rank", slowest);
+    jw_string(w, "node", run->nodes.names[run->nodes.node_of_rank[slowest]]);
+    jw_number(w, "mib_s", rank_mib_s(cr, slowest));
+    jw_object_end(w);
+}
+
+/* Every reporting rank: its kernel, node, bytes and MiB/s; per kernel they
+ * sum to the kernel's bytes and average to its mib_s_per_rank. */
+static void ranks_json(json_writer_t *w, const run_t *run, const congestor_report_t *cr)
+{
+    jw_array_begin(w, "rank_bandwidth");
+    for (int r = 0; r < run->size; r++) {
+        const double *f = cr->per_rank + (size_t)r * CONGESTOR_RANK_FIELDS;
+        if (f[1] <= 0.0)
+            continue;
+        jw_object_begin(w, NULL);
+        jw_int(w, "rank", r);
+        jw_string(w, "node", run->nodes.names[run->nodes.node_of_rank[r]]);
+        jw_string(w, "kernel", run->cfg.congestors[(int)f[2]]->id);
+        jw_number(w, "bytes", f[0]);
+        jw_number(w, "mib_s", rank_mib_s(cr, r));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
 void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
     const congestor_report_t *cr = ctx;
@@ -167,6 +226,8 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
         double one = per_rank(cr, k, cr->bytes[k], cr->elapsed_s);
         jw_number(w, "mib_s_per_rank", one);
         jw_number(w, "mib_s_total", one * cr->reporters[k]);
+        if (cr->per_rank && cr->finished)
+            slowest_rank_json(w, run, cr, k);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -179,5 +240,7 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
         jw_object_end(w);
     }
     jw_array_end(w);
+    if (cr->per_rank && cr->finished)
+        ranks_json(w, run, cr);
     jw_object_end(w);
 }

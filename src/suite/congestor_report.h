@@ -29,13 +29,21 @@ typedef struct congestor_report {
     double *last_bytes; /* [kernel] at the previous report */
     int n_reports, cap_reports;
     congestor_interval_t *reports;
+    /* Rank 0, once stopped: per world rank [bytes, reporting (0/1), kernel]. */
+    double *per_rank;
 } congestor_report_t;
+
+#define CONGESTOR_RANK_FIELDS 3
 
 void congestor_report_init(run_t *run, congestor_report_t *cr);
 void congestor_report_free(congestor_report_t *cr);
 void congestor_report_preamble(const run_t *run, const congestor_report_t *cr);
 /* Rank 0: sums = [bytes per kernel, reporting ranks per kernel]. */
 void congestor_report_interval(run_t *run, congestor_report_t *cr, const double *sums, double t);
+/* Collective over world, before the finish: each rank's own bytes, whether
+ * it reports a bandwidth and its kernel, kept on rank 0 for the JSON. */
+void congestor_report_gather_ranks(const run_t *run, congestor_report_t *cr, double bytes,
+                                   int reporting, int kernel);
 /* Rank 0: the summary and the final JSON (sums NULL: never started). */
 void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *sums, double t);
 /* The JSON member "congestor_run" (congestor_report_init adds it to the

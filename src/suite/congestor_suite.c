@@ -227,6 +227,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     /* Exact totals, including the last round; rank 0's clock. */
     tk.mine[ro->kernel] = bytes;
     MPI_Reduce(tk.mine, tk.sum, tk.len, MPI_DOUBLE, MPI_SUM, 0, run->world);
+    congestor_report_gather_ranks(run, cr, bytes, per_iteration > 0.0, ro->kernel);
     if (run->rank == 0)
         congestor_report_finish(run, cr, tk.sum, elapsed);
     MPI_Comm_free(&stop_comm);

@@ -58,7 +58,7 @@ def test_corun_records_every_run_with_its_nodes_and_congestor(tmp_path, capsys, 
 
 def test_bully_flows_run_only_on_the_bully_nodes(tmp_path, capsys, congestor_bin):
     topo = tmp_path / "topology.conf"
-    topo.write_text("SwitchName=l0 Nodes=a[1-3]\nSwitchName=l1 Nodes=b[1-3]\n"
+    topo.write_text("SwitchName=l0 Nodes=a[1-8]\nSwitchName=l1 Nodes=b[1-8]\n"
                     "SwitchName=top Switches=l[0-1]\n")
     argv = study(tmp_path, "bully", "--topology", topo, "--patterns", "pairs-light,incast",
                  "-n", "2", "--rotations", "1", "--congestor-bin", congestor_bin,
@@ -66,21 +66,56 @@ def test_bully_flows_run_only_on_the_bully_nodes(tmp_path, capsys, congestor_bin
     code, out, err = run_cli(capsys, argv)
     assert code == 0, out + err
     doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["config"]["baseline"] == "control" and doc["config"]["settings"] == ["control", "pairs-light", "incast"]
+    assert doc["config"]["bully_plan"]["pairs-light"]["pairs_per_leaf_pair"] == 1
     runs = {r["id"]: r for r in doc["runs"]}
-    assert sorted(runs) == ["incast-r0", "none-r0", "pairs-light-r0"]
-    assert runs["none-r0"]["congestor_nodes"] == []
-    apps = {tuple(r["app_nodes"]) for r in runs.values()}
-    assert len(apps) == 1                              # the same nodes with and without bully
-    assert runs["pairs-light-r0"]["flows"] == [["a1", "b3"], ["b3", "a1"]]   # bully nodes: the end of each leaf, shared by the patterns
-    assert runs["incast-r0"]["flows"] == [["a1", "b3"], ["a2", "b3"], ["a3", "b3"]]
+    assert sorted(runs) == ["control-r0", "incast-r0", "pairs-light-r0"]
+    assert runs["control-r0"]["congestor_nodes"] == []
+    assert runs["control-r0"]["app_nodes"] == runs["incast-r0"]["app_nodes"] == ["a1", "a2"]   # packed
+    assert runs["pairs-light-r0"]["app_nodes"] == ["a1", "b1"]                                 # spread
+    assert runs["pairs-light-r0"]["flows"] == [["a8", "b8"], ["b8", "a8"]]   # bully nodes: the end of each leaf
+    assert runs["incast-r0"]["flows"] == [["a6", "b6"], ["a7", "b7"], ["a8", "b8"]]
     for rid in ("pairs-light-r0", "incast-r0"):
         c = runs[rid]["congestor"]
         assert runs[rid]["status"] == "ok"
         assert c["ran_only_where_planned"], c
-        assert c["kernels"][0]["kernel"] == "flows" and c["kernels"][0]["bytes"] > 0
+        k = c["kernels"][0]
+        assert k["kernel"] == "flows" and k["bytes"] > 0
+        assert 0 < k["slowest_rank"]["mib_s"] <= k["mib_s_total"]          # network_congestor's per-rank JSON
         assert not set(runs[rid]["app_nodes"]) & set(runs[rid]["congestor_nodes"])
     flows = (tmp_path / "s.d" / "flows-incast-r0.txt").read_text().splitlines()
     assert flows[0].startswith("#") and all("#" in ln for ln in flows[1:])
+    code, out, err = run_cli(capsys, ["report", tmp_path / "s.json", "-o", tmp_path / "r.html"])
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "Table I" in html and "Light bully" in html and "Incast bully" in html
+
+
+def test_interleaved_runs_the_instances_at_once(tmp_path, capsys, congestor_bin):
+    """8 nodes hold 2 instances of 3: both start together on random disjoint
+    nodes; instance 0 is the run's time and figure of merit."""
+    topo = tmp_path / "topology.conf"
+    topo.write_text("SwitchName=l0 Nodes=a[1-4]\nSwitchName=l1 Nodes=b[1-4]\nSwitchName=top Switches=l[0-1]\n")
+    # A rendezvous, not a clock: the control's 3 ranks pass; the interleaved
+    # ranks wait until all 6 are in (3 + 6 files), which never happens if
+    # the instances ran one after the other (then exit 3 after 60 s).
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    script = (f"touch {meet}/$$; if [ $(ls {meet} | wc -l) -gt 3 ]; then i=0; "
+              f"while [ $(ls {meet} | wc -l) -lt 9 ]; do i=$((i+1)); [ $i -gt 600 ] && exit 3; sleep 0.1; done; "
+              "fi; echo fom=5")
+    argv = study(tmp_path, "bully", "--topology", topo, "--patterns", "interleaved", "-n", "3", "--rotations", "1",
+                 "--congestor-bin", congestor_bin, "--fom-regex", r"fom=(\d+)", "--", "sh", "-c", script)
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0, out + err
+    assert "interleaved: 2 instances of 3 nodes fit in the topology's 8 nodes (the poster ran 10)" in out
+    doc = json.loads((tmp_path / "s.json").read_text())
+    r = {x["id"]: x for x in doc["runs"]}["interleaved-r0"]
+    assert r["status"] == "ok" and r["fom"] == 5.0 and r["congestor_nodes"] == []
+    inst = r["instances"]
+    assert len(inst) == 2 and r["app_nodes"] == inst[0] and not set(inst[0]) & set(inst[1])
+    assert [x["exit"] for x in r["instance_results"]] == [0, 0]
+    assert len(list(meet.iterdir())) == 9
 
 
 def test_failures_are_recorded_and_the_study_goes_on(tmp_path, capsys, congestor_bin):

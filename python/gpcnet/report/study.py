@@ -145,6 +145,9 @@ def render(study: dict) -> str:
     parts += [Markup("<h2>CI_app = t_congested / t_isolated</h2>"), _ci_app_table(s),
               Markup("<h2>Stall/flit ratio vs time (per setting)</h2>"), _metric_section(s, figs),
               Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]
+    if cfg["study"] == "bully":  # the fat-tree poster's Table I
+        from gpcnet.report.bully_table import section
+        parts.append(section(study))
     if s["failed"]:
         parts.append(fmt("<h2>Failed runs</h2><ul>{}</ul>",
                          join(fmt("<li>{}: {}</li>", f["id"], str(f["error"])) for f in s["failed"])))

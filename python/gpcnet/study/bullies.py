@@ -1,143 +1,229 @@
-"""Topology-aware bullies (the fat-tree study of docs/studies.md) and the
-placement of the application beside them.
+"""The bullies of the LLNL Quartz fat-tree poster (docs/studies.md, "Bullies
+on a fat-tree") and the placement of the application beside them.
 
-A leaf's uplink capacity C is counted in host links: by default one per
-parent switch (what topology.conf says), or hosts-per-leaf / taper when the
-taper is given (a 2:1 tapered leaf of 8 hosts carries 4 host links up).
+The poster's machine: leaves of 32 nodes with a 2:1 taper (16 host links
+up), pods of 8 leaves under the second level; the application on N = 224
+nodes. Its counts are kept literally where they are counts of nodes (3
+senders per leaf, 7 leaves, 10 instances) and scaled where they are shares
+of a leaf or of its uplinks (10 pairs of 16 links, 28 nodes of 32):
 
-- pairs-light: between adjacent leaves (0-1, 2-3, ...), round(0.62 C) node
-  pairs exchanging traffic both ways: about 62% of the uplinks.
-- pairs-full: ceil(1.5 C) pairs (always more than C): the uplinks are
-  oversubscribed.
-- bisection: the pairs-light count, but leaf i of the first half of the
-  leaves (ordered by pod) with leaf i of the second half: across pods, or
-  across the spines of a two-level tree.
-- incast: 3 nodes in each of (up to) 7 leaves send to one node of the last
-  leaf.
+- control: the application alone, packed within the first pod, 28 of every
+  32 nodes of a leaf (floor(28 L / 32) of a leaf of L), leaf after leaf.
+- pairs-light: the application spread over the leaves of the first two pods
+  (14 per leaf for 224 on 16 leaves); between adjacent leaves (0-1, 2-3,
+  ...) round(10 C / 16) node pairs sending both ways, C the leaf's uplink
+  capacity in host links: 10 pairs, 62.5%, on Quartz.
+- pairs-full: the same with C + 1 pairs (17 on 16 links): more than 100%.
+- bisection: the full bully's C + 1 pairs between leaf i of the first pod
+  and leaf i of the second, so that all its traffic crosses the top level
+  (a tree of one pod: its first half of leaves with its second half).
+- incast: the application as in the control; 3 nodes in each of the first
+  7 leaves of the first pod send to 3 receivers in the pod's 8th leaf (the
+  pod's free nodes: 24 = 3 per leaf beside 28); receiver j gets one sender
+  of every sending leaf (7 to 1).
+- interleaved: 10 instances of the application at once, each on N nodes
+  drawn at random (seeded by the repetition) from the whole tree; the
+  first instance is the one measured. When 10 N nodes do not exist, as many
+  instances as fit (at least 2), recorded and said.
 
-Bully nodes are taken from the end of each leaf; the application's N nodes
-are spread round-robin over the leaves from what is left (the study spread
-its applications so that every one shares leaves with the bully).
+Bully nodes are taken from the end of each leaf, the application's from
+its start, so the pairs patterns share the application's nodes.
 """
 
 from __future__ import annotations
 
 import math
+import random
 
 from gpcnet.errors import GpcnetError
 from gpcnet.study.topology import Tree
 
-PATTERNS = ("pairs-light", "pairs-full", "bisection", "incast")
-LIGHT_SHARE = 0.62
-FULL_SHARE = 1.5
-INCAST_SOURCES_PER_LEAF = 3
+PATTERNS = ("pairs-light", "pairs-full", "bisection", "incast", "interleaved")
+CONTROL = "control"
+# The rows of the poster's Table I.
+TABLE_NAMES = {"pairs-light": "Light bully", "pairs-full": "Adjacent leaf bully",
+               "bisection": "Bisection bully", "incast": "Incast bully", "interleaved": "Interleaved"}
+LIGHT_PAIRS, REFERENCE_LINKS = 10, 16          # "10 communicating pairs ... 62.5%"
+COMPACT_NODES, REFERENCE_LEAF = 28, 32         # "within a pod using 28 nodes per switch"
+SPREAD_PODS = 2                                # "spread over two pods"
+INCAST_SENDERS_PER_LEAF = 3                    # "three nodes in each of seven leaf switches"
 INCAST_SOURCE_LEAVES = 7
+INCAST_RECEIVERS = 3
+INTERLEAVED_INSTANCES = 10                     # "We ran 10 applications at once"
+
+
+def check_patterns(text: str) -> list:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise GpcnetError(f"--patterns: empty list (choose from {', '.join(PATTERNS)})")
+    for p in names:
+        if p not in PATTERNS:
+            raise GpcnetError(f"--patterns: unknown pattern {p!r} (choose from {', '.join(PATTERNS)})")
+    if len(set(names)) != len(names):
+        raise GpcnetError(f"--patterns: a pattern is repeated in {text!r}")
+    return names
 
 
 def uplink_capacity(tree: Tree, leaf: str, taper: float | None) -> float:
+    """A leaf's links up, in host links: hosts / taper, else one per parent."""
     if taper:
         return len(tree.switches[leaf].nodes) / taper
     return float(tree.uplinks(leaf))
 
 
-def _pairs_per_leaf(tree: Tree, pattern: str, taper) -> int:
-    caps = [uplink_capacity(tree, leaf.name, taper) for leaf in tree.leaves]
-    cap = min(caps)
+def pairs_per_leaf_pair(tree: Tree, pattern: str, leaves: list, taper) -> tuple:
+    """(pairs, C): C the smallest uplink capacity of the leaves used."""
+    cap = min(uplink_capacity(tree, leaf, taper) for leaf in leaves)
     if cap <= 0:
         raise GpcnetError(f"{pattern}: the leaves have no uplinks in the topology "
                           "(no parent switch); give --taper to state their capacity")
-    if pattern == "pairs-full":
-        return max(math.floor(cap) + 1, math.ceil(FULL_SHARE * cap))
-    return max(1, round(LIGHT_SHARE * cap))
+    if pattern == "pairs-light":
+        return max(1, round(LIGHT_PAIRS * cap / REFERENCE_LINKS)), cap
+    return math.floor(cap) + 1, cap
+
+
+def pods(tree: Tree) -> list:
+    """[[leaf, ...], ...]: the leaves under each pod (first parent), pods in
+    the order their first leaf appears."""
+    out: dict = {}
+    for leaf, pod in tree.pod_of().items():
+        out.setdefault(pod, []).append(leaf)
+    return list(out.values())
+
+
+def compact_per_leaf(size: int) -> int:
+    return max(1, COMPACT_NODES * size // REFERENCE_LEAF)
+
+
+def control_placement(tree: Tree, n_app: int, why: str = CONTROL) -> dict:
+    """{leaf: [app nodes]}: packed in the first pod, leaf after leaf."""
+    pod = pods(tree)[0]
+    room = {leaf: compact_per_leaf(len(tree.switches[leaf].nodes)) for leaf in pod}
+    if n_app > sum(room.values()):
+        raise GpcnetError(f"{why}: the application of {n_app} nodes does not fit packed in one pod: "
+                          f"pod of leaves {pod[0]}..{pod[-1]} holds {sum(room.values())} "
+                          f"({COMPACT_NODES} of every {REFERENCE_LEAF} nodes of a leaf); give -n "
+                          f"{sum(room.values())} or fewer")
+    out, left = {}, n_app
+    for leaf in pod:
+        take = min(room[leaf], left)
+        out[leaf] = tree.switches[leaf].nodes[:take]
+        left -= take
+    return out
+
+
+def spread_leaves(tree: Tree) -> list:
+    return [leaf for pod in pods(tree)[:SPREAD_PODS] for leaf in pod]
+
+
+def spread_placement(tree: Tree, n_app: int, why: str) -> dict:
+    """{leaf: [app nodes]}: dealt evenly over the leaves of the first two pods."""
+    leaves = spread_leaves(tree)
+    base, extra = divmod(n_app, len(leaves))
+    out = {}
+    for i, leaf in enumerate(leaves):
+        want = base + (i < extra)
+        have = len(tree.switches[leaf].nodes)
+        if want > have:
+            raise GpcnetError(f"{why}: the application of {n_app} nodes spread over {len(leaves)} leaves "
+                              f"needs {want} in leaf {leaf}, which has {have}")
+        out[leaf] = tree.switches[leaf].nodes[:want]
+    return out
 
 
 def leaf_pairs(tree: Tree, pattern: str) -> list:
-    leaves = [leaf.name for leaf in tree.leaves]
+    leaves = spread_leaves(tree)
     if len(leaves) < 2:
         raise GpcnetError(f"{pattern}: needs at least 2 leaf switches; the topology has {len(leaves)}")
     if pattern == "bisection":
-        pod = tree.pod_of()
-        ordered = sorted(leaves, key=lambda l: (list(tree.switches).index(pod[l]), leaves.index(l)))
-        half = len(ordered) // 2
-        return list(zip(ordered[:half], ordered[half:2 * half]))
+        two = pods(tree)[:SPREAD_PODS]
+        if len(two) == 2:
+            return list(zip(two[0], two[1]))
+        half = len(leaves) // 2  # one pod: no level above it to cross
+        return list(zip(leaves[:half], leaves[half:2 * half]))
     return [(leaves[i], leaves[i + 1]) for i in range(0, len(leaves) - 1, 2)]
 
 
-def demand(tree: Tree, pattern: str, taper=None) -> dict:
-    """How many bully nodes each leaf gives: {leaf: count}."""
+def _free_end(tree: Tree, leaf: str, app: dict, count: int, pattern: str, what: str) -> list:
+    nodes = tree.switches[leaf].nodes
+    taken = len(app.get(leaf, []))
+    if taken + count > len(nodes):
+        raise GpcnetError(f"{pattern}: leaf {leaf} is too small: it has {len(nodes)} nodes, the application "
+                          f"takes {taken} there and {what} {count}")
+    return nodes[len(nodes) - count:]
+
+
+def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=None) -> dict:
+    """One run: {"app", "bully", "flows", "about"} (and "instances" for
+    interleaved); pattern None or "control" is the control."""
+    if n_app < 1:
+        raise GpcnetError(f"-n must be at least 1 (got {n_app})")
+    if pattern in (None, CONTROL):
+        app = control_placement(tree, n_app)
+        return {"app": [n for v in app.values() for n in v], "bully": [], "flows": [],
+                "about": {"placement": "packed in one pod",
+                          "app_per_leaf": {k: len(v) for k, v in app.items() if v}}}
     if pattern not in PATTERNS:
         raise GpcnetError(f"unknown bully pattern {pattern!r} (choose from {', '.join(PATTERNS)})")
-    need: dict = {}
+    if pattern == "interleaved":
+        return _interleaved(tree, n_app, repeat)
     if pattern == "incast":
-        leaves = [leaf.name for leaf in tree.leaves]
-        if len(leaves) < 2:
-            raise GpcnetError(f"incast: needs at least 2 leaf switches; the topology has {len(leaves)}")
-        target = leaves[-1]
-        for src in leaves[:-1][-INCAST_SOURCE_LEAVES:]:
-            need[src] = INCAST_SOURCES_PER_LEAF
-        need[target] = 1
-        return need
-    k = _pairs_per_leaf(tree, pattern, taper)
-    for a, b in leaf_pairs(tree, pattern):
-        need[a] = need.get(a, 0) + k
-        need[b] = need.get(b, 0) + k
-    return need
-
-
-def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=None,
-         reserve: dict | None = None) -> dict:
-    """Application nodes, bully nodes and flows for one run.
-
-    `reserve` ({leaf: count}) keeps the bully's nodes free even when no bully
-    runs (the isolated baseline), so that the application sits on the same
-    nodes with and without it."""
-    leaves = tree.leaves
-    need = demand(tree, pattern, taper) if pattern else {}
-    keep = dict(reserve or need)
-    for leaf, count in keep.items():
-        have = len(tree.switches[leaf].nodes)
-        if count > have:
-            raise GpcnetError(f"{pattern or 'bully'}: leaf {leaf} has {have} nodes, the bully needs {count}")
-    bully_nodes = {leaf: tree.switches[leaf].nodes[len(tree.switches[leaf].nodes) - c:]
-                   for leaf, c in keep.items()}
-    free = {leaf.name: [n for n in leaf.nodes if n not in bully_nodes.get(leaf.name, [])]
-            for leaf in leaves}
-    total_free = sum(len(v) for v in free.values())
-    if n_app < 1 or n_app > total_free:
-        raise GpcnetError(f"application of {n_app} nodes: {total_free} nodes are left beside the bully "
-                          f"(of {len(tree.nodes)})")
-    # Round-robin over the leaves; repeat r starts r leaves and r slots further on.
-    app, order = [], [leaf.name for leaf in leaves]
-    order = order[repeat % len(order):] + order[:repeat % len(order)]
-    slot = 0
-    while len(app) < n_app:
-        for leaf in order:
-            lst = free[leaf]
-            if slot < len(lst) and len(app) < n_app:
-                app.append(lst[(slot + repeat) % len(lst)])
-        slot += 1
-    flows = _flows(tree, pattern, {l: bully_nodes.get(l, []) for l in bully_nodes}, taper) if pattern else []
-    used = sorted({n for f in flows for n in f}, key=tree.nodes.index)
-    return {"app": app, "bully": used, "flows": flows}
-
-
-def _flows(tree: Tree, pattern: str, nodes: dict, taper) -> list:
-    if pattern == "incast":
-        leaves = [leaf.name for leaf in tree.leaves]
-        target = nodes[leaves[-1]][0]
-        return [(src, target) for leaf in leaves[:-1][-INCAST_SOURCE_LEAVES:]
-                for src in nodes[leaf][:INCAST_SOURCES_PER_LEAF]]
-    k = _pairs_per_leaf(tree, pattern, taper)
-    taken = {leaf: 0 for leaf in nodes}
+        return _incast(tree, n_app)
+    app = spread_placement(tree, n_app, pattern)
+    pairs = leaf_pairs(tree, pattern)
+    k, cap = pairs_per_leaf_pair(tree, pattern, [leaf for p in pairs for leaf in p], taper)
     flows = []
-    for a, b in leaf_pairs(tree, pattern):
-        sa = nodes[a][taken[a]:taken[a] + k]
-        sb = nodes[b][taken[b]:taken[b] + k]
-        taken[a] += k
-        taken[b] += k
+    for a, b in pairs:
+        sa = _free_end(tree, a, app, k, pattern, f"the bully's {k} pairs per leaf pair need")
+        sb = _free_end(tree, b, app, k, pattern, f"the bully's {k} pairs per leaf pair need")
         for x, y in zip(sa, sb):
             flows += [(x, y), (y, x)]
-    return flows
+    return {"app": [n for v in app.values() for n in v], "bully": _used(tree, flows), "flows": flows,
+            "about": {"placement": f"spread over {len(app)} leaves", "uplink_capacity": cap,
+                      "pairs_per_leaf_pair": k, "leaf_pairs": [list(p) for p in pairs],
+                      "app_per_leaf": {k2: len(v) for k2, v in app.items() if v}}}
+
+
+def _used(tree: Tree, flows: list) -> list:
+    where = {n: i for i, n in enumerate(tree.nodes)}
+    return sorted({n for f in flows for n in f}, key=where.__getitem__)
+
+
+def _incast(tree: Tree, n_app: int) -> dict:
+    pod = pods(tree)[0]
+    if len(pod) < 2:
+        raise GpcnetError(f"incast: the first pod has {len(pod)} leaf switch; the pattern needs at least 2 "
+                          "(senders in up to 7 leaves, receivers in the next)")
+    app = control_placement(tree, n_app, "incast")
+    sources = pod[:min(INCAST_SOURCE_LEAVES, len(pod) - 1)]
+    target = pod[len(sources)]
+    receivers = _free_end(tree, target, app, INCAST_RECEIVERS, "incast", "the incast's receivers need")
+    flows = []
+    for leaf in sources:
+        senders = _free_end(tree, leaf, app, INCAST_SENDERS_PER_LEAF, "incast", "the incast's senders need")
+        flows += [(s, receivers[j % INCAST_RECEIVERS]) for j, s in enumerate(senders)]
+    return {"app": [n for v in app.values() for n in v], "bully": _used(tree, flows), "flows": flows,
+            "about": {"placement": "packed in one pod", "source_leaves": sources, "target_leaf": target,
+                      "senders": len(flows), "receivers": len(receivers),
+                      "app_per_leaf": {k: len(v) for k, v in app.items() if v}}}
+
+
+def interleaved_instances(tree: Tree, n_app: int) -> int:
+    fit = len(tree.nodes) // n_app
+    if fit < 2:
+        raise GpcnetError(f"interleaved: {len(tree.nodes)} nodes hold {fit} instance(s) of {n_app} nodes; the "
+                          f"pattern needs at least 2 at once (the poster ran {INTERLEAVED_INSTANCES}); "
+                          f"give -n {len(tree.nodes) // 2} or fewer")
+    return min(INTERLEAVED_INSTANCES, fit)
+
+
+def _interleaved(tree: Tree, n_app: int, repeat: int) -> dict:
+    k = interleaved_instances(tree, n_app)
+    drawn = random.Random(f"interleaved-{repeat}").sample(tree.nodes, k * n_app)
+    instances = [drawn[i * n_app:(i + 1) * n_app] for i in range(k)]
+    return {"app": instances[0], "bully": [], "flows": [], "instances": instances,
+            "about": {"placement": "random nodes", "instances": k, "instances_asked": INTERLEAVED_INSTANCES,
+                      "seed": f"interleaved-{repeat}"}}
 
 
 def flows_text(flows: list, names: dict | None = None, comment: str = "") -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -91,6 +92,11 @@ def cmd_corun(args) -> int:
 def cmd_bully(args) -> int:
     if args.hostfile or args.nodes or args.slurm or args.testbed:
         raise GpcnetError("bully: the nodes come from --topology; drop --nodes/--hostfile/--slurm/--testbed")
+    patterns = bullies.check_patterns(args.patterns)
+    if args.rotations < 1:
+        raise GpcnetError(f"--rotations must be at least 1 (got {args.rotations})")
+    if args.taper is not None and not (math.isfinite(args.taper) and args.taper > 0):
+        raise GpcnetError(f"--taper {args.taper:g}: expected a finite number above 0 (2 for a 2:1 taper)")
     if args.topology == "testbed":
         from gpcnet.study.launch import running_testbed
         text = topo_mod.testbed_text(running_testbed())
@@ -99,25 +105,26 @@ def cmd_bully(args) -> int:
         tree = topo_mod.parse(text, str(path))
     else:
         tree = topo_mod.read(args.topology)
-    patterns = [p.strip() for p in args.patterns.split(",") if p.strip()]
-    for p in patterns:
-        if p not in bullies.PATTERNS:
-            raise GpcnetError(f"--patterns: unknown pattern {p!r} (choose from {', '.join(bullies.PATTERNS)})")
-    reserve: dict = {}
-    for p in patterns:
-        for leaf, c in bullies.demand(tree, p, args.taper).items():
-            reserve[leaf] = max(reserve.get(leaf, 0), c)
-    nodes = tree.nodes
-    cfg = _config(args, "bully", settings=["none"] + patterns, baseline="none", patterns=patterns,
-                  congestor_args=shlex.split(args.congestor_args), topology=args.topology, taper=args.taper)
+    # Every pattern planned before anything runs: a leaf too small is one line, exit 2.
+    plans = {p: bullies.plan(tree, p, args.nodes_per_app, 0, args.taper) for p in [bullies.CONTROL] + patterns}
+    if "interleaved" in patterns and plans["interleaved"]["about"]["instances"] < bullies.INTERLEAVED_INSTANCES:
+        _say(f"interleaved: {plans['interleaved']['about']['instances']} instances of {args.nodes_per_app} nodes "
+             f"fit in the topology's {len(tree.nodes)} nodes (the poster ran {bullies.INTERLEAVED_INSTANCES})")
+    cfg = _config(args, "bully", settings=[bullies.CONTROL] + patterns, baseline=bullies.CONTROL,
+                  patterns=patterns, congestor_args=shlex.split(args.congestor_args), topology=args.topology,
+                  taper=args.taper, higher_is_better=args.higher_is_better,
+                  bully_plan={p: pl["about"] for p, pl in plans.items()})
     specs = []
     for r in range(args.rotations):
-        for p in [None] + patterns:
-            pl = bullies.plan(tree, p, args.nodes_per_app, r, args.taper, reserve)
-            specs.append({"id": f"{p or 'none'}-r{r}", "setting": p or "none", "pattern": p, "rotation": r,
-                          "app_nodes": pl["app"], "congestor_nodes": pl["bully"],
-                          "flows": [list(f) for f in pl["flows"]]})
-    return _run(args, cfg, nodes, specs)
+        for p in [bullies.CONTROL] + patterns:
+            pl = plans[p] if p != "interleaved" else bullies.plan(tree, p, args.nodes_per_app, r, args.taper)
+            spec = {"id": f"{p}-r{r}", "setting": p, "pattern": None if p == bullies.CONTROL else p,
+                    "rotation": r, "app_nodes": pl["app"], "congestor_nodes": pl["bully"],
+                    "flows": [list(f) for f in pl["flows"]]}
+            if "instances" in pl:
+                spec["instances"] = pl["instances"]
+            specs.append(spec)
+    return _run(args, cfg, tree.nodes, specs)
 
 
 def _run(args, cfg, nodes, specs) -> int:
@@ -157,15 +164,19 @@ def add_parser(sub) -> None:
                         "as the study; any kernel mix works)")
     _common(p)
     p.set_defaults(func=cmd_corun)
-    p = ss.add_parser("bully", help="topology-aware bullies on a fat-tree (topology.conf)",
-                      description="Per repetition: the application alone, then beside each bully "
-                                  "(pairs-light, pairs-full, bisection, incast) computed from a Slurm "
-                                  "topology.conf, on the same nodes (spread over the leaves).")
+    p = ss.add_parser("bully", help="the fat-tree bullies of the LLNL Quartz poster (topology.conf)",
+                      description="Per repetition: the control (the application alone, packed in one pod) "
+                                  "and the application beside each bully (pairs-light, pairs-full, bisection, "
+                                  "incast, interleaved) computed from a Slurm topology.conf; the report's "
+                                  "Table I gives each pattern's mean difference from the control with "
+                                  "Welch's t-test (docs/studies.md).")
     p.add_argument("--topology", required=True, metavar="topology.conf", help="Slurm tree topology, or 'testbed' for the running gpcnet testbed's")
     p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
                    help=f"comma-separated (default {','.join(bullies.PATTERNS)})")
     p.add_argument("--taper", type=float, metavar="T",
                    help="leaf uplink capacity = hosts per leaf / T (default: one host link per parent switch)")
+    p.add_argument("--higher-is-better", action="store_true",
+                   help="the figure of merit grows with performance (a rate); default: it is a time")
     p.add_argument("--congestor-args", default=DEFAULT_BULLY_ARGS, metavar="ARGS",
                    help=f"network_congestor options besides --flows (default \"{DEFAULT_BULLY_ARGS}\")")
     _common(p)

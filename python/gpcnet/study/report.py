@@ -29,7 +29,7 @@ def baseline_setting(study: dict) -> str:
 def pairs(study: dict) -> list:
     if study["config"]["study"] == "corun":
         return [p for p in CORUN_PAIRS if set(p) <= set(study["config"]["settings"])]
-    return [("none", p) for p in study["config"]["patterns"]]
+    return [(baseline_setting(study), p) for p in study["config"]["patterns"]]
 
 
 def run_metric(run: dict):

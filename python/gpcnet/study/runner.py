@@ -254,7 +254,8 @@ def _congestor_summary(path: Path, names: dict, planned: list) -> dict:
     back = {v: k for k, v in names.items()}
     ran_study = [back.get(n, n) for n in ran_on]
     return {"stop_reason": run.get("stop_reason"), "congested_s": run.get("congested_s"),
-            "kernels": [{k: kern.get(k) for k in ("kernel", "name", "nodes", "ranks", "bytes", "mib_s_total")}
+            "kernels": [{k: kern.get(k) for k in ("kernel", "name", "nodes", "ranks", "bytes", "mib_s_total",
+                                                    "slowest_rank")}
                         for kern in run.get("kernels", [])],
             "ran_on": ran_study, "ran_only_where_planned": sorted(ran_study) == sorted(planned)}
 
@@ -300,7 +301,11 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
         log(f"[{i}/{len(todo)}] {spec['id']}: app on {len(spec['app_nodes'])} nodes, "
             f"congestor on {len(spec['congestor_nodes'])}")
         try:
-            rec = run_one(spec, study, launcher, workdir)
+            if spec.get("instances"):  # the interleaved bully: several applications at once
+                from gpcnet.study.interleave import run_interleaved
+                rec = run_interleaved(spec, study, launcher, workdir)
+            else:
+                rec = run_one(spec, study, launcher, workdir)
         except KeyboardInterrupt as e:
             with ignoring_termination():
                 for proc in list(_LIVE):

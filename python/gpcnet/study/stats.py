@@ -1,0 +1,102 @@
+"""The statistics of the fat-tree poster's Table I: per bully pattern, the
+mean performance difference from the control in percent (negative: the
+application did worse than the control, as the poster prints it), whether
+it is significant at alpha = 0.05 and 0.01 (Welch's two-sided t-test, which
+does not assume the two groups have the same variance), and the bandwidth
+of the slowest bully rank (network_congestor's per-rank JSON)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import warnings
+
+from scipy import stats as sps
+
+from gpcnet.errors import GpcnetError
+
+LEVELS = (0.01, 0.05)
+MIB_S_TO_GBIT_S = 2**20 * 8 / 1e9
+
+
+def mean_difference_pct(control: list, pattern: list, higher_is_better: bool = False) -> float:
+    """100 x (mean(pattern) - mean(control)) / mean(control), signed so that a
+    negative value means worse than the control: for a time (lower is
+    better) the sign is turned."""
+    if not control or not pattern:
+        raise GpcnetError("mean difference: needs at least one value on each side")
+    c, p = statistics.fmean(control), statistics.fmean(pattern)
+    if not (math.isfinite(c) and math.isfinite(p)) or c <= 0:
+        raise GpcnetError(f"mean difference: the control's mean must be a positive number (got {c!r})")
+    diff = 100.0 * (p - c) / c
+    return diff if higher_is_better else -diff
+
+
+def welch_p(control: list, pattern: list) -> float | None:
+    """Two-sided p-value of Welch's t-test; None with fewer than 2 values on a
+    side (no variance to test against). Two constant groups: 1 when equal,
+    0 when not (the t statistic is infinite)."""
+    if len(control) < 2 or len(pattern) < 2:
+        return None
+    if statistics.pvariance(control) == 0 and statistics.pvariance(pattern) == 0:
+        return 1.0 if statistics.fmean(control) == statistics.fmean(pattern) else 0.0
+    with warnings.catch_warnings():  # one constant side: scipy warns of cancellation, the test stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(sps.ttest_ind(pattern, control, equal_var=False).pvalue)
+
+
+def significance(p: float | None) -> float | None:
+    """The smallest of the poster's levels (0.01, 0.05) that p is below."""
+    if p is None:
+        return None
+    return next((a for a in LEVELS if p < a), None)
+
+
+def _values(runs: list, use_fom: bool) -> list:
+    return [r["fom"] if use_fom else r["wall_s"] for r in runs]
+
+
+def slowest_rank(runs: list) -> dict | None:
+    """Over the runs of one pattern: the slowest bully rank of each run
+    (MiB/s), their median and minimum, also in Gbit/s (the poster's unit)."""
+    per_run = []
+    for r in runs:
+        for k in (r.get("congestor") or {}).get("kernels") or []:
+            slow = k.get("slowest_rank") or {}
+            if isinstance(slow.get("mib_s"), (int, float)):
+                per_run.append(slow["mib_s"])
+    if not per_run:
+        return None
+    med, low = statistics.median(per_run), min(per_run)
+    return {"runs": len(per_run), "median_mib_s": med, "min_mib_s": low,
+            "median_gbit_s": med * MIB_S_TO_GBIT_S, "min_gbit_s": low * MIB_S_TO_GBIT_S}
+
+
+def table_i(study: dict) -> dict:
+    """Table I of a bully study: {"value", "control", "rows": [...]}. The
+    value compared is the figure of merit when every finished run has one,
+    else the wall time."""
+    from gpcnet.study.bullies import CONTROL, TABLE_NAMES
+    cfg = study["config"]
+    base = cfg.get("baseline") or CONTROL
+    ok = [r for r in study["runs"] if r.get("status") == "ok"]
+    # The runner's choice ("time_measure") when there is one: the same value
+    # as the normalised times.
+    measure = cfg.get("time_measure")
+    use_fom = (measure == "fom") if measure else bool(ok) and all(r.get("fom") is not None for r in ok)
+    higher = bool(cfg.get("higher_is_better")) and use_fom
+    control = _values([r for r in ok if r["setting"] == base], use_fom)
+    rows = []
+    for pat in cfg.get("patterns") or []:
+        runs = [r for r in ok if r["setting"] == pat]
+        vals = _values(runs, use_fom)
+        row = {"pattern": pat, "label": TABLE_NAMES.get(pat, pat), "runs": len(vals),
+               "mean_difference_pct": None, "p_value": None, "significant_at": None,
+               "slowest_rank": slowest_rank(runs)}
+        if vals and control and statistics.fmean(control) > 0:
+            row["mean_difference_pct"] = mean_difference_pct(control, vals, higher)
+            row["p_value"] = welch_p(control, vals)
+            row["significant_at"] = significance(row["p_value"])
+        rows.append(row)
+    return {"value": "figure of merit" if use_fom else "wall time", "higher_is_better": higher,
+            "control": base, "control_runs": len(control), "test": "Welch's t-test, two-sided", "rows": rows}

@@ -1,0 +1,136 @@
+"""The statistics of the fat-tree poster's Table I on synthetic runs with
+known answers, the report's table, and the bully study's bad input (one
+line, exit 2, nothing written)."""
+import math
+import statistics
+
+import pytest
+from scipy.stats import t as scipy_t
+from scipy.stats import ttest_ind as scipy_ttest
+
+from gpcnet.cli import main
+from gpcnet.errors import GpcnetError
+from gpcnet.study import stats
+
+
+def test_mean_difference_sign_as_the_poster():
+    # times: the pattern 5% slower than the control is -5% (worse)
+    assert stats.mean_difference_pct([10, 10], [10.5, 10.5]) == pytest.approx(-5.0)
+    assert stats.mean_difference_pct([10, 10], [9.0, 9.0]) == pytest.approx(10.0)
+    # a rate (higher is better): 5% lower is -5%
+    assert stats.mean_difference_pct([100, 100], [95, 95], higher_is_better=True) == pytest.approx(-5.0)
+    # the mean, not the median: (1 + 2 + 6) / 3 = 3 against 2
+    assert stats.mean_difference_pct([2, 2], [1, 2, 6]) == pytest.approx(-50.0)
+
+
+def test_welch_on_known_values():
+    # control mean 2, pattern mean 5, both variance 1, 3 values each:
+    # t = 3 / sqrt(1/3 + 1/3) = 3.674, Welch df = 4, two-sided p = 0.02131
+    p = stats.welch_p([1, 2, 3], [4, 5, 6])
+    assert p == pytest.approx(0.021311641128756, rel=1e-9)
+    assert stats.significance(p) == 0.05                   # at 0.05, not at 0.01
+    # unequal variances and sizes: Welch's statistic and Welch-Satterthwaite
+    # degrees of freedom, not Student's pooled variance
+    a, b = [10, 10.1, 9.9, 10.05, 9.95, 10.0], [11, 13, 9.5, 14]
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    t = (statistics.fmean(b) - statistics.fmean(a)) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    p = stats.welch_p(a, b)
+    assert p == pytest.approx(2 * scipy_t.sf(abs(t), df), rel=1e-9)
+    assert p != pytest.approx(scipy_ttest(a, b).pvalue, rel=1e-3)
+    assert stats.significance(p) is None and 0.05 < p < 0.2
+    assert stats.significance(stats.welch_p([1, 1.1, 0.9, 1.05], [2, 2.1, 1.9, 2.05])) == 0.01
+
+
+def test_welch_edge_cases():
+    assert stats.welch_p([1.0], [2.0, 3.0]) is None        # no variance from one run
+    assert stats.welch_p([2.0, 2.0], [2.0, 2.0]) == 1.0
+    assert stats.welch_p([2.0, 2.0], [3.0, 3.0]) == 0.0
+    assert stats.significance(None) is None
+    with pytest.raises(GpcnetError, match="at least one value"):
+        stats.mean_difference_pct([], [1.0])
+    with pytest.raises(GpcnetError, match="positive number"):
+        stats.mean_difference_pct([0.0], [1.0])
+
+
+def _run(setting, t, rot, fom=None, slow=None):
+    r = {"id": f"{setting}-r{rot}", "setting": setting, "rotation": rot, "status": "ok", "wall_s": t}
+    if fom is not None:
+        r["fom"] = fom
+    if slow is not None:
+        r["congestor"] = {"kernels": [{"kernel": "flows", "slowest_rank": {"rank": 3, "node": "x", "mib_s": slow}}]}
+    return r
+
+
+def synthetic_study():
+    runs = [_run("control", t, i) for i, t in enumerate([1, 2, 3])]
+    runs += [_run("pairs-full", t, i, slow=s) for i, (t, s) in enumerate(zip([4, 5, 6], [5000, 6000, 7000]))]
+    runs += [_run("incast", t, i, slow=4000) for i, t in enumerate([2, 2, 2])]
+    runs.append({"id": "bisection-r0", "setting": "bisection", "rotation": 0, "status": "failed", "error": "x"})
+    return {"kind": "gpcnet_study", "schema_version": 1, "nodes": [],
+            "config": {"study": "bully", "app_command": ["a"], "n": 1, "ppn": 1, "rotations": 3, "launcher": "local",
+                       "settings": ["control", "pairs-full", "incast", "bisection"], "baseline": "control",
+                       "patterns": ["pairs-full", "incast", "bisection"], "congestor_args": []},
+            "runs": runs}
+
+
+def test_table_i_of_a_synthetic_study():
+    t = stats.table_i(synthetic_study())
+    assert t["value"] == "wall time" and t["control_runs"] == 3
+    rows = {r["pattern"]: r for r in t["rows"]}
+    full = rows["pairs-full"]
+    assert full["label"] == "Adjacent leaf bully" and full["runs"] == 3
+    assert full["mean_difference_pct"] == pytest.approx(-150.0)
+    assert full["p_value"] == pytest.approx(0.021311641128756) and full["significant_at"] == 0.05
+    assert full["slowest_rank"]["median_mib_s"] == 6000 and full["slowest_rank"]["min_mib_s"] == 5000
+    assert full["slowest_rank"]["min_gbit_s"] == pytest.approx(5000 * 2**20 * 8 / 1e9)
+    assert rows["incast"]["mean_difference_pct"] == pytest.approx(0.0)
+    assert rows["incast"]["p_value"] == pytest.approx(1.0) and rows["incast"]["significant_at"] is None
+    assert rows["bisection"]["runs"] == 0 and rows["bisection"]["mean_difference_pct"] is None
+
+
+def test_table_i_uses_the_figure_of_merit_and_its_direction():
+    doc = synthetic_study()
+    for r in doc["runs"]:
+        if r["status"] == "ok":
+            r["fom"] = {"control": 100.0, "pairs-full": 90.0, "incast": 100.0}[r["setting"]]
+    doc["config"]["time_measure"] = "fom"
+    doc["config"]["higher_is_better"] = True
+    t = stats.table_i(doc)
+    assert t["value"] == "figure of merit" and t["higher_is_better"]
+    assert {r["pattern"]: r["mean_difference_pct"] for r in t["rows"]}["pairs-full"] == pytest.approx(-10.0)
+
+
+def test_report_shows_table_i(tmp_path, capsys):
+    import json
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(synthetic_study()))
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "Table I" in html and "Adjacent leaf bully" in html and "-150.00% *" in html
+    assert "0.0213" in html and "Incast bully" in html
+
+
+QUARTZ = "".join(f"SwitchName=leaf{i:02d} Nodes=q[{32 * i + 1:04d}-{32 * i + 32:04d}]\n" for i in range(16)) + \
+    "SwitchName=pod0 Switches=leaf[00-07]\nSwitchName=pod1 Switches=leaf[08-15]\nSwitchName=top Switches=pod[0-1]\n"
+
+
+@pytest.mark.parametrize("args,says", [
+    (["-n", "225"], "control: the application of 225 nodes does not fit packed in one pod"),
+    (["-n", "8", "--taper", "0.5"], "pairs-light: leaf leaf00 is too small: it has 32 nodes, the application "
+                                    "takes 1 there and the bully's 40 pairs per leaf pair need 40"),
+    (["-n", "8", "--taper", "0.5", "--patterns", "incast,pairs-full"],
+     "pairs-full: leaf leaf00 is too small: it has 32 nodes, the application takes 1 there and the bully's "
+     "65 pairs per leaf pair need 65"),
+    (["-n", "8", "--taper", "nan"], "--taper nan: expected a finite number above 0"),
+    (["-n", "8", "--patterns", "pairs-light,storm"], "--patterns: unknown pattern 'storm'"),
+    (["-n", "300", "--patterns", "interleaved"], "control: the application of 300 nodes"),
+])
+def test_bad_bully_input_is_one_line_and_exit_2(tmp_path, capsys, args, says):
+    conf = tmp_path / "topology.conf"
+    conf.write_text(QUARTZ)
+    code = main(["study", "bully", "--launcher", "local", "--topology", str(conf), "--taper", "2",
+                 "-o", str(tmp_path / "s.json"), *args, "--", "true"])
+    out, err = capsys.readouterr()
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "s.d").exists()
