@@ -41,7 +41,8 @@ def test_corun_records_every_run_with_its_nodes_and_congestor(tmp_path, capsys, 
     assert runs["IV-r1"]["app_nodes"] == ["n4", "n6"] and runs["IV-r1"]["congestor_nodes"] == ["n5", "n1"]
     for r in runs.values():
         assert r["status"] == "ok" and r["wall_s"] >= 0.3 and r["fom"] == 7.0
-        assert r["counters"]["nodes"], "this host's interface counters"
+        assert r["counters"]["series"], "counters read during the run (this host's)"
+        assert r["counters"]["metric"]["intervals"] == len(r["counters"]["series"])
         if r["setting"] == "IV":
             c = r["congestor"]
             assert c["ran_only_where_planned"] and sorted(c["ran_on"]) == sorted(r["congestor_nodes"])

@@ -54,7 +54,13 @@ def test_short_corun_study_on_the_testbed(testbed, tmp_path, congestor_bin):
     assert runs["IV-r0"]["congestor_nodes"] == ["node02", "node04"]
     for r in runs.values():
         assert r["status"] == "ok"
-        assert r["counters"]["switches"]["ports"], "switch port counters sampled"
+        c = r["counters"]
+        assert c["source"] == "testbed-tc" and len(c["series"]) >= 1, "switch queues sampled during the run"
+        # the metric's scope: the links into the application's leaves from the spine (their
+        # queues' overlimits and packets), nothing of the congestor-only leaves
+        leaves = {"node01": "leaf0", "node02": "leaf0", "node03": "leaf1", "node04": "leaf1"}
+        assert {p["router"] for p in c["ports"].values()} == {leaves[n] for n in r["app_nodes"]}
+        assert all(k.startswith("spine0/") for k in c["ports"])
         if r["setting"] == "IV":
             assert sorted(r["congestor"]["ran_on"]) == sorted(r["congestor_nodes"])
             assert r["congestor"]["ran_only_where_planned"]

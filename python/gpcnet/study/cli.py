@@ -10,12 +10,12 @@ from pathlib import Path
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
-from gpcnet.study import bullies, launch, nodelists, runner
-from gpcnet.study import counters as ctr
+from gpcnet.study import bullies, congestor_job, launch, nodelists, runner
 from gpcnet.study import topology as topo_mod
 
 DEFAULT_CONGESTOR = "--congestors rma_bcast"
 DEFAULT_BULLY_ARGS = "--congestor-bytes 65536"
+DEFAULT_STALL_THRESHOLD = 1.0   # stalls per second (the paper's is a three-month system median: measure yours)
 
 
 def _common(p) -> None:
@@ -30,7 +30,9 @@ def _common(p) -> None:
                         "local (everything on this host, for trying out; default mpirun)")
     p.add_argument("--launcher-args", default="", metavar="ARGS",
                    help="extra arguments for every mpirun/srun, e.g. \"--mca btl tcp,self\"")
-    p.add_argument("--congestor-bin", metavar="PATH", help="network_congestor (default: PATH, then build/)")
+    p.add_argument("--congestor-bin", metavar="PATH",
+                   help="network_congestor (network_load_test with --congestor-kind load-test; "
+                        "default: PATH, then build/)")
     p.add_argument("--congestor-warmup", type=float, default=2.0, metavar="SEC",
                    help="seconds the congestor runs, once ready (its JSON written), before the application "
                         "starts (default 2)")
@@ -39,9 +41,13 @@ def _common(p) -> None:
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
                    help="stop an application run after SEC seconds (recorded as failed; default none)")
     p.add_argument("--counters", choices=["auto", "none"], default="auto",
-                   help="sample network counters on every node before and after each run (default auto)")
-    p.add_argument("--stall-threshold", type=float, default=ctr.DEFAULT_STALL_THRESHOLD, metavar="UNITS",
-                   help="ignore ports whose data counter moved less than this (default %(default)g)")
+                   help="sample the network counters of the application's ports during each run "
+                        "(default auto)")
+    p.add_argument("--counter-interval", type=float, default=1.0, metavar="SEC",
+                   help="seconds between counter samples during a run (default 1, as the paper's LDMS)")
+    p.add_argument("--stall-threshold", type=float, default=DEFAULT_STALL_THRESHOLD, metavar="PER_S",
+                   help="drop a port's interval whose stalls per second are below this, as the paper "
+                        "(default %(default)g: only stall-free intervals)")
     p.add_argument("-o", "--output", default="study.json", metavar="FILE",
                    help="study JSON (default study.json; job files in FILE's stem + .d/)")
     p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
@@ -58,6 +64,10 @@ def _config(args, study: str, **more) -> dict:
     cmd = args.app[1:] if args.app[:1] == ["--"] else args.app
     if not cmd:
         raise GpcnetError("no application command: give it after --")
+    if not (math.isfinite(args.counter_interval) and args.counter_interval > 0):
+        raise GpcnetError(f"--counter-interval {args.counter_interval:g}: expected seconds above 0 (e.g. 1)")
+    if not (math.isfinite(args.stall_threshold) and args.stall_threshold >= 0):
+        raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
     if args.fom_regex:
         import re
         try:
@@ -66,11 +76,12 @@ def _config(args, study: str, **more) -> dict:
             raise GpcnetError(f"--fom-regex: {e}") from None
     return {"study": study, "app_command": cmd, "n": args.nodes_per_app, "ppn": args.ppn,
             "rotations": args.rotations, "launcher": args.launcher,
-            "congestor_bin": runner.find_congestor(args.congestor_bin),
+            "congestor_bin": congestor_job.find_program(args.congestor_bin, more.get("congestor_kind", "congestor")),
             "congestor_warmup": args.congestor_warmup, "congestor_stop_timeout": 30.0,
             "congestor_start_timeout": 120.0,
             "fom_regex": args.fom_regex, "timeout": args.timeout,
-            "counters": args.counters == "auto", "stall_threshold": args.stall_threshold, **more}
+            "counters": args.counters == "auto", "counter_interval": args.counter_interval,
+            "stall_threshold": args.stall_threshold, **more}
 
 
 def cmd_corun(args) -> int:
@@ -79,7 +90,8 @@ def cmd_corun(args) -> int:
     baseline = nodelists.check_baseline(args.baseline, settings)
     nodelists.check_sizes(nodes, args.nodes_per_app, args.rotations)
     cfg = _config(args, "corun", settings=settings, baseline=baseline,
-                  congestor_args=shlex.split(args.congestor_args), patterns=None)
+                  congestor_args=shlex.split(args.congestor_args), patterns=None,
+                  congestor_kind=args.congestor_kind, higher_is_better=args.higher_is_better)
     specs = []
     for r in range(args.rotations):
         for s in settings:
@@ -162,6 +174,12 @@ def add_parser(sub) -> None:
     p.add_argument("--congestor-args", default=DEFAULT_CONGESTOR, metavar="ARGS",
                    help=f"network_congestor options (default \"{DEFAULT_CONGESTOR}\": Get Bcast alone, "
                         "as the study; any kernel mix works)")
+    p.add_argument("--congestor-kind", choices=sorted(congestor_job.KINDS), default="congestor",
+                   help="congestor: network_congestor until the application ends (default); load-test: the "
+                        "published network_load_test itself (canaries on 20%% of its nodes), as the paper "
+                        "ran GPCNeT, its Congestion Impact recorded beside the application's slowdown")
+    p.add_argument("--higher-is-better", action="store_true",
+                   help="the figure of merit grows with performance (a rate); default: it is a time")
     _common(p)
     p.set_defaults(func=cmd_corun)
     p = ss.add_parser("bully", help="the fat-tree bullies of the LLNL Quartz poster (topology.conf)",

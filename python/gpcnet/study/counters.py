@@ -1,23 +1,29 @@
-"""Network counters of one node, their deltas and the stall ratio.
+"""Network counters of one node, read during a run for the stall metric.
 
 Read what exists: Linux interface statistics (/sys/class/net/IF/statistics)
 and InfiniBand port counters (/sys/class/infiniband/DEV/ports/P/counters).
-A counter that is not there is absent from the sample (and from the delta),
-never zero. `python3 -m gpcnet.study.counters` prints one node's sample as
-JSON: the launchers run it on every node before and after each run.
+A counter that is not there is absent from the sample, never zero.
 
-Stall ratio (the study's router stall/flit ratio, docs/studies.md): per port
-port_xmit_wait / port_xmit_data on InfiniBand; on the testbed's switch
-ports the queue's overlimits / packets (times a packet had to wait for the
-shaper). Samples whose data counter moved less than the threshold are
-ignored, as the study ignored idle tiles.
+`python3 -m gpcnet.study.counters` prints one node's sample as JSON; with
+--interval S it prints one reading of the stall metric's counters per line
+every S seconds (and one more when stopped: --stop-file, SIGTERM or
+--duration). The study's launchers run it on the application's nodes.
+
+The metric's counters on InfiniBand (docs/studies.md): PortXmitWait (ticks
+a port had data and could not send: the stall) and PortXmitData (the flit
+analogue) of the switch port cabled to the node's adapter, read with
+perfquery where the fabric answers, else the adapter's own port from sysfs.
+The metric itself: gpcnet.study.stall.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +37,6 @@ IB_FIELDS = ("port_xmit_data", "port_rcv_data", "port_xmit_wait", "port_xmit_pac
 # drivers 32-bit): a decrease is taken as one wrap at the smallest width
 # that explains it.
 IB_SATURATED = 2 ** 32 - 1
-DEFAULT_STALL_THRESHOLD = 1_000_000   # port_xmit_data units (4-byte words): 4 MB
 
 
 def _read_int(path: Path):
@@ -72,73 +77,102 @@ def counter_delta(before, after):
     return None
 
 
-def _group_delta(b: dict, a: dict) -> dict:
+def hca_ports(smp: dict) -> dict:
+    """The metric's counters of a sysfs sample: each adapter port's
+    port_xmit_wait (stall) and port_xmit_data (flit), keyed HOST/DEV/PORT."""
     out = {}
-    for key in sorted(set(b) | set(a)):
-        fields = set(b.get(key, {})) | set(a.get(key, {}))
-        d = {f: counter_delta(b.get(key, {}).get(f), a.get(key, {}).get(f)) for f in sorted(fields)}
-        d = {f: v for f, v in d.items() if v is not None}
-        sat = [f for f in fields if IB_SATURATED in (b.get(key, {}).get(f), a.get(key, {}).get(f))]
-        if sat and "port_" in " ".join(sat):
-            d["saturated"] = sorted(sat)
-        out[key] = d
+    for key, c in smp.get("ib", {}).items():
+        if "port_xmit_wait" in c and "port_xmit_data" in c:
+            out[f"{smp['host']}/{key}"] = {"stall": c["port_xmit_wait"], "flit": c["port_xmit_data"],
+                                           "saturates": True}
     return out
 
 
-def delta(before: dict, after: dict) -> dict:
-    return {"host": after.get("host"), "seconds": after["time"] - before["time"],
-            "net": _group_delta(before.get("net", {}), after.get("net", {})),
-            "ib": _group_delta(before.get("ib", {}), after.get("ib", {}))}
+def _tool(cmd: list) -> dict:
+    """infiniband-diags output `Name:......value` as {name: value}; {} on any failure."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if p.returncode:
+        return {}
+    out = {}
+    for line in p.stdout.splitlines():
+        name, dots, value = line.partition(":")
+        if dots and not name.startswith("#"):
+            out[name.strip()] = value.strip(". \t")
+    return out
 
 
-def _ratio(stall: int, data: int, threshold: float):
-    if data is None or stall is None or data < threshold or data == 0:
-        return None
-    return stall / data
+def find_switch_ports(smp: dict) -> dict:
+    """{DEV/PORT: (switch LID, switch port)} for each adapter port whose
+    neighbour answers: the neighbour's NodeInfo LocalPort is the port our
+    direct-routed query came in on, its port 0's PortInfo the switch's LID."""
+    if not (shutil.which("smpquery") and shutil.which("perfquery")):
+        return {}
+    found = {}
+    for key in smp.get("ib", {}):
+        dev, port = key.split("/", 1)
+        where = ["-C", dev, "-P", port, "-D", "0," + port]
+        info = _tool(["smpquery", *where[:4], "nodeinfo", *where[4:]])
+        lid = _tool(["smpquery", *where[:4], "portinfo", *where[4:], "0"]).get("Lid")
+        if info.get("NodeType") == "Switch" and info.get("LocalPort", "").isdigit() and (lid or "").isdigit():
+            found[key] = (lid, info["LocalPort"])
+    return found
 
 
-def node_stall(d: dict, threshold: float = DEFAULT_STALL_THRESHOLD) -> dict:
-    """Per node: the mean over its IB ports of xmit_wait / xmit_data (ports
-    under the threshold ignored); None with the reason when nothing counts."""
-    ratios = []
-    for port, c in d.get("ib", {}).items():
-        if "saturated" in c:
-            continue
-        r = _ratio(c.get("port_xmit_wait"), c.get("port_xmit_data"), threshold)
-        if r is not None:
-            ratios.append(r)
-    if not d.get("ib"):
-        return {"stall_ratio": None, "reason": "no InfiniBand port counters on this node"}
-    if not ratios:
-        return {"stall_ratio": None, "reason": f"no port moved {threshold:g} data units"}
-    return {"stall_ratio": sum(ratios) / len(ratios), "ports": len(ratios)}
+def switch_port_reading(host: str, key: str, lid: str, port: str) -> dict:
+    c = _tool(["perfquery", lid, port])
+    try:
+        return {f"{host}/{key}@switch{lid}/{port}": {"stall": int(c["PortXmitWait"]),
+                                                      "flit": int(c["PortXmitData"]), "saturates": True}}
+    except (KeyError, ValueError):
+        return {}
 
 
-def switch_stall(port_deltas: dict, threshold: float = 100) -> dict:
-    """Per switch of the testbed: sum(overlimits) / sum(packets) over its
-    ports whose packets moved at least `threshold`."""
-    per: dict = {}
-    for key, p in port_deltas.items():
-        sw = p.get("switch")
-        if not sw or p.get("packets") is None or p.get("overlimits") is None:
-            continue
-        if p["packets"] < threshold:
-            continue
-        s = per.setdefault(sw, {"overlimits": 0, "packets": 0, "drops": 0, "ports": 0})
-        s["overlimits"] += p["overlimits"]
-        s["packets"] += p["packets"]
-        s["drops"] += p.get("drops", 0) or 0
-        s["ports"] += 1
-    for s in per.values():
-        s["stall_ratio"] = s["overlimits"] / s["packets"] if s["packets"] else None
-    return per
+def reading(root: str, switch_ports: dict | None) -> dict:
+    """One reading of the metric's counters on this node: the switch ports
+    (perfquery) when found, else the adapter ports (sysfs)."""
+    smp = sample(root)
+    ports = {}
+    for key, (lid, port) in (switch_ports or {}).items():
+        ports.update(switch_port_reading(smp["host"], key, lid, port))
+    source = "infiniband-switch" if ports else "infiniband-hca"
+    if not ports:
+        ports = hca_ports(smp)
+    return {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
+
+
+def _sampler(root: str, interval: float, stop_file: str | None, duration: float) -> int:
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+    switch_ports = find_switch_ports(sample(root))
+    end = time.monotonic() + duration
+    while True:
+        print(json.dumps(reading(root, switch_ports)), flush=True)
+        wake = time.monotonic() + interval
+        while time.monotonic() < wake:
+            if stopping or (stop_file and os.path.exists(stop_file)) or time.monotonic() > end:
+                print(json.dumps(reading(root, switch_ports)), flush=True)
+                return 0
+            time.sleep(min(0.05, max(0.0, wake - time.monotonic())))
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    root = argv[0] if argv else os.environ.get("GPCNET_SYS_ROOT", "/sys")
-    print(json.dumps(sample(root)))
-    return 0
+    import argparse
+    ap = argparse.ArgumentParser(prog="python3 -m gpcnet.study.counters")
+    ap.add_argument("root", nargs="?", default=os.environ.get("GPCNET_SYS_ROOT", "/sys"))
+    ap.add_argument("--interval", type=float, help="print a reading every SEC seconds until stopped")
+    ap.add_argument("--stop-file", help="stop (after one last reading) once this file exists")
+    ap.add_argument("--duration", type=float, default=86400.0, help="stop after SEC seconds in any case")
+    args = ap.parse_args(argv)
+    if args.interval is None:
+        print(json.dumps(sample(args.root)))
+        return 0
+    if not args.interval > 0:
+        print(f"--interval {args.interval:g}: expected a number of seconds above 0", file=sys.stderr)
+        return 2
+    return _sampler(args.root, args.interval, args.stop_file, args.duration)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Launchers: how the application, the congestor and the counter sampler
-are started on a given list of nodes.
+are started on a given list of nodes (and how the counters are sampled).
 
 - mpirun:  Open MPI's mpirun with a hostfile per job (`NODE slots=PPN`).
 - srun:    `srun --nodelist=... --ntasks-per-node=PPN` inside an allocation.
@@ -13,13 +13,11 @@ are started on a given list of nodes.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from gpcnet import safe_write
@@ -56,25 +54,11 @@ class Launcher:
         """Study node name -> the name the congestor prints for it."""
         return {n: n for n in nodes}
 
-    def sample_counters(self, nodes: list, timeout: float = 60) -> dict:
-        """{node: sample or {"error": ...}}: one sampler per node."""
-        cmd = self.job(nodes, [sys.executable, "-m", "gpcnet.study.counters"], "counters", ppn=1)
-        try:
-            p = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return {n: {"error": f"sampler: {e}"} for n in nodes}
-        by_host = {}
-        for line in p.stdout.splitlines():
-            try:
-                s = json.loads(line)
-                by_host[s["host"].split(".")[0]] = s
-            except (ValueError, KeyError, TypeError):
-                continue
-        return {n: by_host.get(n.split(".")[0], {"error": f"no sample (sampler exit {p.returncode}: "
-                                                       f"{p.stderr.strip()[-200:]})"}) for n in nodes}
-
-    def switch_counters(self):
-        return None
+    def counter_sampler(self, nodes: list, interval: float, tag: str, duration: float):
+        """What samples the stall metric's counters of the application's
+        `nodes` during a run (gpcnet.study.sampling): a sampler per node."""
+        from gpcnet.study import sampling
+        return sampling.JobSampler(self, nodes, interval, self.workdir, tag, duration)
 
     def _hostfile(self, nodes: list, tag: str, ppn: int) -> Path:
         path = self.workdir / f"hosts-{tag}"
@@ -125,11 +109,11 @@ class LocalLauncher(MpirunLauncher):
         host = socket.gethostname()
         return {n: f"{host}#{i}" for i, n in enumerate(nodes)}
 
-    def sample_counters(self, nodes, timeout=60):
-        # One host: every study node shares its interfaces; one sample,
-        # recorded once under the host's name.
-        from gpcnet.study import counters
-        return {socket.gethostname(): counters.sample()}
+    def counter_sampler(self, nodes, interval, tag, duration):
+        # One host: every study node shares its adapters; read here.
+        from gpcnet.study import sampling
+        read, source = sampling.local_reader()
+        return sampling.ThreadSampler(read, interval, source, None)
 
 
 class TestbedLauncher(MpirunLauncher):
@@ -160,12 +144,13 @@ class TestbedLauncher(MpirunLauncher):
         full[j + 1] = str(ppn * len(nodes))
         return self.tb.enter_head(self.topo) + full[:j + 2] + ["-x", "PYTHONPATH"] + self.extra + full[j + 2:]
 
-    def sample_counters(self, nodes, timeout=60):
-        return None   # host NICs are ports of the testbed: see switch_counters
-
-    def switch_counters(self):
+    def counter_sampler(self, nodes, interval, tag, duration):
+        # The switches' queues live on this host: read them here, only the
+        # network tiles of the application's switches (the metric's scope).
+        from gpcnet.study import sampling
         from gpcnet.testbed import counters as tbc
-        return tbc.sample(self.topo)
+        scope = tbc.network_tiles(self.topo, nodes)
+        return sampling.ThreadSampler(lambda: tbc.reading(self.topo, scope), interval, "testbed-tc", scope)
 
 
 def make(name: str, ppn: int, workdir, extra_args: str = "") -> Launcher:

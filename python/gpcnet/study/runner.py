@@ -2,10 +2,12 @@
 with every run, kept after each run so that a failed or interrupted study
 keeps what it finished and resumes from it.
 
-One run: sample counters; start the congestor (with --stop-file) and wait
-until it is up; start the application and time it (wall clock, and the
-figure of merit when a regex is given); create the stop file; wait for the
-congestor to stop (SIGTERM, then SIGKILL, if it does not); sample counters.
+One run: start the congestor job (gpcnet.study.congestor_job) and wait
+until it is up; start the counter sampler (every --counter-interval s,
+gpcnet.study.sampling) and the application, and time it (wall clock, and
+the figure of merit when a regex is given); stop the sampler; stop the
+congestor (its stop file, then SIGTERM, SIGKILL), or for the load test wait
+for its end.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import json
 import math
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -23,24 +24,11 @@ from pathlib import Path
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import die_with_parent, exit_code, ignoring_termination
-from gpcnet.study import counters as ctr
+from gpcnet.study import congestor_job as cj
+from gpcnet.study import sampling
 
 SCHEMA = 1
 KIND = "gpcnet_study"
-
-
-def find_congestor(path: str | None) -> str:
-    if path:
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise GpcnetError(f"--congestor-bin {path}: not an executable file")
-        return os.path.abspath(path)
-    found = shutil.which("network_congestor")
-    repo_build = Path(__file__).resolve().parents[3] / "build" / "network_congestor"
-    if found:
-        return found
-    if repo_build.is_file():
-        return str(repo_build)
-    raise GpcnetError("network_congestor not found: build it (scripts/build.sh) or give --congestor-bin")
 
 
 def _tail(path: Path, n: int = 300) -> str:
@@ -93,92 +81,48 @@ def _signal_stop(stop: Path) -> None:
         pass
 
 
-def congestor_bound(cfg: dict) -> list:
-    """--duration for the congestor unless the user gave one: it stops by
-    itself even if the study, the stop file and its parent are all gone."""
-    if any(a == "--duration" or a.startswith("--duration=") for a in cfg["congestor_args"]):
-        return []
-    app = cfg["timeout"] or cfg.get("max_run_s", 86400.0)
-    return ["--duration", f"{cfg.get('congestor_start_timeout', 120) + cfg['congestor_warmup'] + app + 60:g}"]
+def _failed(message: str, err: Path):
+    raise RunFailed(message + ": " + _tail(err) if _tail(err) else message)
 
 
-def _counters(launcher, nodes: list, enabled: bool) -> dict | None:
-    if not enabled:
-        return None
-    return {"nodes": launcher.sample_counters(nodes), "switches": launcher.switch_counters()}
-
-
-def _counter_deltas(before, after, threshold: float) -> dict | None:
-    if not before or not after:
-        return None
-    out = {"stall_threshold": threshold, "nodes": {}, "switches": None, "switch_stall": None}
-    for node, b in (before.get("nodes") or {}).items():
-        a = (after.get("nodes") or {}).get(node)
-        if not a or "error" in b or "error" in a:
-            out["nodes"][node] = {"absent": (b.get("error") or (a or {}).get("error") or "no sample")}
-            continue
-        d = ctr.delta(b, a)
-        d.update(ctr.node_stall(d, threshold))
-        out["nodes"][node] = d
-    if before.get("switches") and after.get("switches"):
-        from gpcnet.testbed import counters as tbc
-        sd = tbc.delta(before["switches"], after["switches"])
-        out["switches"] = sd
-        out["switch_stall"] = ctr.switch_stall(sd["ports"], threshold=100)
-    return out
-
-
-def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
-    cfg = study["config"]
+def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, names: dict):
     rid = spec["id"]
-    rec = dict(spec, status="running", started=time.time())
-    names = launcher.program_names(spec["congestor_nodes"])
-    nodes = spec["app_nodes"] + spec["congestor_nodes"]
-    before = _counters(launcher, nodes, cfg["counters"])
-    cong = None
-    stop = workdir / f"stop-{rid}"
-    cjson = workdir / f"congestor-{rid}.json"
-    for p in (stop, cjson):
-        p.unlink(missing_ok=True)
+    stop, cjson = workdir / f"stop-{rid}", workdir / f"congestor-{rid}.json"
+    extra = []
+    if spec.get("flows"):
+        from gpcnet.study.bullies import flows_text
+        fpath = workdir / f"flows-{rid}.txt"
+        safe_write.write_text(fpath, flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"),
+                              force=True)
+        extra = ["--flows", str(fpath)]
+    ccmd = launcher.job(spec["congestor_nodes"],
+                        cj.command(cfg, launcher, rid, workdir, stop, cjson, extra), f"congestor-{rid}")
+    rec["congestor_command"] = ccmd
+    cong = _spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
+    err = workdir / f"congestor-{rid}.err"
+    rec["congestor_ready_s"] = cj.wait_ready(cfg, cong, cjson, lambda m: _failed(m, err))
+    return cong
+
+
+def _run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> None:
+    """Start the application (and the counter sampler just before it), wait
+    for it, record its times and the counters; RunFailed if it failed."""
+    rid = spec["id"]
+    acmd = launcher.job(spec["app_nodes"], cfg["app_command"], f"app-{rid}")
+    rec["app_command"] = acmd
+    aout, aerr = workdir / f"app-{rid}.out", workdir / f"app-{rid}.err"
+    sampler = None
+    if cfg["counters"]:
+        sampler = launcher.counter_sampler(spec["app_nodes"], cfg["counter_interval"], f"sampler-{rid}",
+                                           cj.bound_s(cfg))
+        sampler.start()
+    t_wall, t0 = time.time(), time.monotonic()
+    congestor_died = None
     try:
-        if spec["congestor_nodes"]:
-            extra = []
-            if spec.get("flows"):
-                from gpcnet.study.bullies import flows_text
-                fpath = workdir / f"flows-{rid}.txt"
-                safe_write.write_text(fpath, flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"),
-                                      force=True)
-                extra = ["--flows", str(fpath)]
-            ccmd = launcher.job(spec["congestor_nodes"],
-                                [cfg["congestor_bin"], *cfg["congestor_args"], *extra,
-                                 *launcher.congestor_args(), *congestor_bound(cfg), "--stop-file", str(stop),
-                                 "--json", str(cjson)], f"congestor-{rid}")
-            rec["congestor_command"] = ccmd
-            cong = _spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
-            # Ready when its JSON appears (written once its setup is done,
-            # just before it congests); then the warm-up.
-            t_start = time.monotonic()
-            while not cjson.exists() and cong.poll() is None:
-                if time.monotonic() - t_start > cfg.get("congestor_start_timeout", 120):
-                    raise RunFailed(f"congestor not ready after {cfg.get('congestor_start_timeout', 120):g} s "
-                                    "(no JSON from it): " + _tail(workdir / f"congestor-{rid}.err"))
-                time.sleep(0.05)
-            rec["congestor_ready_s"] = time.monotonic() - t_start
-            t_end = time.monotonic() + cfg["congestor_warmup"]
-            while time.monotonic() < t_end and cong.poll() is None:
-                time.sleep(0.1)
-            if cong.poll() is not None:
-                raise RunFailed(f"congestor died before the application started (exit {cong.returncode}): "
-                                + _tail(workdir / f"congestor-{rid}.err"))
-        acmd = launcher.job(spec["app_nodes"], cfg["app_command"], f"app-{rid}")
-        rec["app_command"] = acmd
-        aout, aerr = workdir / f"app-{rid}.out", workdir / f"app-{rid}.err"
-        t0 = time.monotonic()
         try:
             app = _spawn(acmd, launcher.env, aout, aerr)
         except OSError as e:
             raise RunFailed(f"application did not start: {e.strerror}: {acmd[0]}") from None
-        congestor_died = None
         try:
             while True:
                 try:
@@ -194,37 +138,59 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         finally:
             _stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
-        rec["app_exit"] = app.returncode
-        if app.returncode != 0:
-            what = "did not start" if app.returncode in (126, 127) else f"exited with {app.returncode}"
-            raise RunFailed(f"application {what}: " + (_tail(aerr) or _tail(aout)))
-        if congestor_died is not None:
+    finally:
+        if sampler is not None:
+            rec["counters"] = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
+    rec["app_exit"] = app.returncode
+    if app.returncode != 0:
+        what = "did not start" if app.returncode in (126, 127) else f"exited with {app.returncode}"
+        raise RunFailed(f"application {what}: " + (_tail(aerr) or _tail(aout)))
+    if congestor_died is not None:
+        if cfg.get("congestor_kind", "congestor") == "load-test" and cong.returncode == 0:
+            rec["load_test_ended_before_app"] = True   # it ran its schedule to the end: not a failure
+        else:
             raise RunFailed(f"congestor died {congestor_died:.1f} s into the application "
                             f"(exit {cong.returncode}): " + _tail(workdir / f"congestor-{rid}.err"))
-        if cfg.get("fom_regex"):
-            m = re.search(cfg["fom_regex"], aout.read_text(errors="replace"), re.MULTILINE)
-            rec["fom"] = _fom(m.group(1) if m.groups() else m.group(0)) if m else None
-            if rec["fom"] is None:
-                rec["fom_missing"] = (f"no match of {cfg['fom_regex']!r} in the application's output" if m is None
-                                      else f"{cfg['fom_regex']!r} matched {str(m.group(0))[:40]!r}, not a finite number")
+    if cfg.get("fom_regex"):
+        m = re.search(cfg["fom_regex"], aout.read_text(errors="replace"), re.MULTILINE)
+        rec["fom"] = _fom(m.group(1) if m.groups() else m.group(0)) if m else None
+        if rec["fom"] is None:
+            rec["fom_missing"] = (f"no match of {cfg['fom_regex']!r} in the application's output" if m is None
+                                  else f"{cfg['fom_regex']!r} matched {str(m.group(0))[:40]!r}, not a finite number")
+
+
+def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
+    cfg = study["config"]
+    rid = spec["id"]
+    rec = dict(spec, status="running", started=time.time())
+    names = launcher.program_names(spec["congestor_nodes"])
+    cong = None
+    stop, cjson = workdir / f"stop-{rid}", workdir / f"congestor-{rid}.json"
+    for p in (stop, cjson):
+        p.unlink(missing_ok=True)
+    try:
+        if spec["congestor_nodes"]:
+            cong = _start_congestor(spec, cfg, launcher, workdir, rec, names)
+        _run_app(spec, cfg, launcher, workdir, rec, cong)
         rec["status"] = "ok"
     except RunFailed as e:
         rec["status"] = "failed"
         rec["error"] = str(e)
     finally:
         if cong is not None:
-            _signal_stop(stop)
+            if cfg.get("congestor_kind", "congestor") == "congestor" or rec["status"] != "ok":
+                _signal_stop(stop)
             try:
-                cong.wait(timeout=cfg["congestor_stop_timeout"])
+                cong.wait(timeout=cj.finish_wait_s(cfg) if rec["status"] == "ok" else cfg["congestor_stop_timeout"])
             except subprocess.TimeoutExpired:
                 rec["congestor_forced_stop"] = True
             _stop(cong, 5)
             rec["congestor_exit"] = cong.returncode
-            rec["congestor"] = _congestor_summary(cjson, names, spec["congestor_nodes"])
+            rec["congestor"] = cj.summary(cfg, cjson, names, spec["congestor_nodes"])
+            if "load_test" in rec["congestor"]:
+                rec["congestor"]["load_test"]["ended_before_app"] = rec.pop("load_test_ended_before_app", False)
             if rec["status"] == "ok" and rec["congestor"].get("error"):
                 rec["status"], rec["error"] = "failed", "congestor: " + rec["congestor"]["error"]
-    after = _counters(launcher, nodes, cfg["counters"])
-    rec["counters"] = _counter_deltas(before, after, cfg["stall_threshold"])
     rec["finished"] = time.time()
     return rec
 
@@ -241,26 +207,9 @@ def _fom(text) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _congestor_summary(path: Path, names: dict, planned: list) -> dict:
-    from gpcnet.load import read_json
-    try:
-        doc = read_json(path, "congestor JSON")
-    except GpcnetError as e:
-        return {"error": f"no congestor JSON ({e})"}
-    if not isinstance(doc, dict):
-        return {"error": "no congestor JSON (not an object)"}
-    run = doc.get("congestor_run") or {}
-    ran_on = (doc.get("placement") or {}).get("congestor_nodes") or []
-    back = {v: k for k, v in names.items()}
-    ran_study = [back.get(n, n) for n in ran_on]
-    return {"stop_reason": run.get("stop_reason"), "congested_s": run.get("congested_s"),
-            "kernels": [{k: kern.get(k) for k in ("kernel", "name", "nodes", "ranks", "bytes", "mib_s_total",
-                                                    "slowest_rank")}
-                        for kern in run.get("kernels", [])],
-            "ran_on": ran_study, "ran_only_where_planned": sorted(ran_study) == sorted(planned)}
-
-
 def save(study: dict, path: Path) -> None:
+    from gpcnet.study import timing
+    study["config"]["time_measure"] = timing.measure(study)
     safe_write.write_text(path, json.dumps(study, indent=1, allow_nan=False) + "\n", force=True)
 
 

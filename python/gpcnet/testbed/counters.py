@@ -3,6 +3,12 @@
 For every port (switch side of each data link, and each host NIC) the
 root qdisc's statistics (bytes, packets, drops, backlog, overlimits: the
 analogue of a router's stall counters) and the link's own counters.
+
+The co-run stall metric (gpcnet.study.stall) reads, during a run, only the
+network tiles of the application's switches (network_tiles): a tile of
+switch R is one of its switch-to-switch links, and its "incoming flits" are
+the packets the queue at the link's far end sends into R, its stalls the
+times that queue held a packet back for the link (overlimits).
 """
 
 from __future__ import annotations
@@ -45,13 +51,50 @@ def sample(topo: Topology) -> dict:
                 idx = ipr.link_lookup(ifname=p.ifname)[0]
                 link = ipr.get_links(idx)[0]
                 s64 = link.get_attr("IFLA_STATS64") or {}
-                ports[f"{p.switch or ns.removeprefix('gtb-')}/{p.ifname}"] = {
+                ports[port_key(p)] = {
                     "switch": p.switch, "interface": p.ifname, "tier": p.tier,
                     "rate_bps": p.rate, **_qdisc_stats(ipr, idx),
                     "link_tx_bytes": s64.get("tx_bytes", 0),
                     "link_rx_bytes": s64.get("rx_bytes", 0),
                     "link_tx_dropped": s64.get("tx_dropped", 0)}
     return {"time": time.time(), "ports": ports}
+
+
+def port_key(p) -> str:
+    return f"{p.switch or p.ns.removeprefix('gtb-')}/{p.ifname}"
+
+
+def network_tiles(topo: Topology, nodes: list) -> dict:
+    """{port key: {"router": switch}} for every switch-to-switch link of a
+    switch that has one of `nodes` cabled to it (the paper's ntiles of the
+    routers holding the application's nodes; host-facing ports are ptiles)."""
+    routers = {h.leaf for h in topo.hosts if h.name in set(nodes)}
+    out = {}
+    for link in topo.links:
+        for near, far in ((link.a, link.b), (link.b, link.a)):
+            if near.switch in routers and far.switch:
+                out[port_key(far)] = {"router": near.switch}
+    return out
+
+
+def reading(topo: Topology, keys) -> dict:
+    """The metric's counters of the ports `keys`: {"time", "ports": {key:
+    {"stall": overlimits, "flit": packets}}} (cumulative, from the qdiscs)."""
+    from pyroute2 import IPRoute
+    want = set(keys)
+    by_ns: dict = {}
+    for link in topo.links:
+        for p in (link.a, link.b):
+            if port_key(p) in want:
+                by_ns.setdefault(p.ns, []).append(p)
+    ports = {}
+    t = time.time()
+    for ns, plist in by_ns.items():
+        with IPRoute(netns=ns) as ipr:
+            for p in plist:
+                q = _qdisc_stats(ipr, ipr.link_lookup(ifname=p.ifname)[0])
+                ports[port_key(p)] = {"stall": q["overlimits"], "flit": q["packets"]}
+    return {"time": t, "ports": ports}
 
 
 def delta(before: dict, after: dict) -> dict:

@@ -1,0 +1,95 @@
+"""The stall/flit metric of the co-run study (Zhang et al., Section II-B),
+computed from counters sampled during a run.
+
+Input: cumulative counter readings taken every --counter-interval seconds,
+`{"time": t, "ports": {port: {"stall": n, "flit": n}}}`. The paper's steps:
+
+1. "we take a rolling difference to estimate instantaneous values": each
+   pair of consecutive readings gives every port's stalls and flits per
+   second over that interval (a counter that wrapped once is unwrapped; one
+   absent from either reading or saturated gives no rate).
+2. "we ignore the samples where stall-per-second is smaller than a
+   threshold": a (port, interval) sample whose stall rate is below
+   --stall-threshold (stalls per second) is dropped, as is one that moved no
+   flit (its ratio is undefined).
+3. The ratio of a router is the average over its tiles of stall/flit (a mean
+   of per-port ratios, not a ratio of sums), "averaged only over routers that
+   contain nodes running our application" and "over the duration of the
+   application": the mean over (router, interval) of the mean over that
+   router's kept ports. Only ports in the scope (the application's) count.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from gpcnet.study.counters import IB_SATURATED, counter_delta
+
+
+def intervals(readings: list, start: float) -> list:
+    """Consecutive readings -> [{"t", "dt", "rates": {port: [stalls/s, flits/s]}}];
+    t is the interval's end in seconds since `start` (the application's start)."""
+    out = []
+    for before, after in zip(readings, readings[1:]):
+        dt = after["time"] - before["time"]
+        if dt <= 0:
+            continue
+        rates = {}
+        for port, a in after["ports"].items():
+            b = before["ports"].get(port)
+            if b is None:
+                continue
+            if a.get("saturates") and IB_SATURATED in (b["stall"], a["stall"], b["flit"], a["flit"]):
+                continue     # a 32-bit counter at its ceiling says nothing about the interval
+            ds, df = counter_delta(b.get("stall"), a.get("stall")), counter_delta(b.get("flit"), a.get("flit"))
+            if ds is None or df is None:
+                continue
+            rates[port] = [ds / dt, df / dt]
+        out.append({"t": round(after["time"] - start, 6), "dt": round(dt, 6), "rates": rates})
+    return out
+
+
+def add_means(series: list, scope: dict) -> None:
+    """Each interval's mean stall and flit rate over the scope's ports that
+    have a rate (what the time-series figure draws); None when none has."""
+    for iv in series:
+        got = [r for p, r in iv["rates"].items() if p in scope]
+        iv["stall_per_s"] = statistics.fmean(r[0] for r in got) if got else None
+        iv["flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
+
+
+def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
+    """The metric over the ports of `scope` ({port: {"router": name}})."""
+    values, kept, dropped = [], 0, 0
+    for iv in series:
+        per_router: dict = {}
+        for port, (stalls, flits) in iv["rates"].items():
+            if port not in scope:
+                continue
+            if stalls < threshold or flits <= 0:
+                dropped += 1
+                continue
+            kept += 1
+            per_router.setdefault(scope[port]["router"], []).append(stalls / flits)
+        values.extend(statistics.fmean(v) for v in per_router.values())
+    out = {"stall_ratio": statistics.fmean(values) if values else None, "reason": None,
+           "samples_kept": kept, "samples_dropped": dropped, "intervals": len(series)}
+    if not values:
+        if not scope:
+            out["reason"] = ("no port in the scope: no network-tile counter serves the application's nodes "
+                             "(a single switch has no switch-to-switch port)")
+        elif not series:
+            out["reason"] = "fewer than two counter readings during the run (shorter than --counter-interval?)"
+        elif kept + dropped == 0:
+            out["reason"] = "no rate for any port of the application's (counters absent or saturated)"
+        else:
+            out["reason"] = (f"all {dropped} samples below --stall-threshold {threshold:g} stalls/s "
+                             "or without flits")
+    return out
+
+
+def run_ratio(run: dict):
+    """A run's stall/flit ratio from its record, or None (no counters, or
+    none that counted)."""
+    metric = (run.get("counters") or {}).get("metric") or {}
+    return metric.get("stall_ratio")
