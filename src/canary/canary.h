@@ -40,6 +40,10 @@ typedef struct {
     int allreduce_doubles;
     /* Multiple Alltoall: doubles to each peer. */
     int alltoall_doubles;
+    /* The large-message collective canaries (extras, not in the default
+     * set; docs/method.md#large-message-collectives): bytes per rank of
+     * their small and their large size. */
+    long collective_bytes[2];
 } canary_params_t;
 
 /* The published sizes (docs/method.md#canaries), written here only: 8 B
@@ -50,7 +54,8 @@ typedef struct {
                        .bandwidth_bytes = 131072,                   \
                        .bandwidth_outstanding = 8,                  \
                        .allreduce_doubles = 1,                      \
-                       .alltoall_doubles = 512})
+                       .alltoall_doubles = 512,                     \
+                       .collective_bytes = {1L << 20, 16L << 20}})
 
 typedef struct canary_kernel {
     const char *id;        /* option and JSON name */
@@ -60,6 +65,8 @@ typedef struct canary_kernel {
     loop_kind_t loop;
     loop_limits_t limits;  /* docs/method.md#canaries */
     int load_canary;       /* one of the three canaries of the load test */
+    int extra;             /* not in network_test's default set: run only
+                            * when named in --tests */
 
     /* Allocate buffers/windows on the slice communicator (collective), with
      * the sizes of p (kept in the state: p is not kept). */

@@ -12,7 +12,9 @@
     ROW(rma_incast)          \
     ROW(rma_bcast)           \
     ROW(dl_allreduce)        \
-    ROW(p2p_bcast)
+    ROW(p2p_bcast)           \
+    ROW(allgather)           \
+    ROW(bcast)
 
 #define DECLARE(kernel) extern const congestor_kernel_t kernel;
 #define ENTRY(kernel) &kernel,

@@ -26,6 +26,9 @@ typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
 typedef struct {
     const char *const *ids; /* e.g. "rr_two_sided_lat" */
     int count;
+    /* How many of them run by default (the first ones; the rest are
+     * extras run only when named); 0: all. */
+    int defaults;
 } name_catalog_t;
 
 typedef struct {

@@ -101,7 +101,7 @@ static void put_help(out_t *out, const opt_row_t *row, program_t program,
         else if (strcmp(name, "program") == 0)
             snprintf(text, sizeof(text), "%s", program_name(program));
         else if (strcmp(name, "n_tests") == 0)
-            snprintf(text, sizeof(text), "%d", tests->count);
+            snprintf(text, sizeof(text), "%d", tests->defaults ? tests->defaults : tests->count);
         else if (strcmp(name, "tests") == 0)
             catalog_wrapped(tests, text, sizeof(text));
         puts_(out, text);

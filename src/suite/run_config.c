@@ -9,7 +9,7 @@ static int select_tests(run_config_t *c, const options_t *o, int load)
 {
     int defaults[OPT_MAX_LIST], n_defaults = 0;
     for (int i = 0; i < canary_kernel_count; i++)
-        if (!load || canary_kernels[i]->load_canary)
+        if (!canary_kernels[i]->extra && (!load || canary_kernels[i]->load_canary))
             defaults[n_defaults++] = i;
     const int *chosen = o->n_tests ? o->tests : defaults;
     c->n_tests = o->n_tests ? o->n_tests : n_defaults;

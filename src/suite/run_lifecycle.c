@@ -17,14 +17,18 @@ static const char *congestor_ids[OPT_MAX_LIST];
 
 static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
 {
-    for (int i = 0; i < canary_kernel_count; i++)
+    tests->defaults = 0;
+    for (int i = 0; i < canary_kernel_count; i++) {
         test_ids[i] = canary_kernels[i]->id;
+        tests->defaults += !canary_kernels[i]->extra;
+    }
     for (int i = 0; i < congestor_kernel_count; i++)
         congestor_ids[i] = congestor_kernels[i]->id;
     tests->ids = test_ids;
     tests->count = canary_kernel_count;
     congestors->ids = congestor_ids;
     congestors->count = congestor_kernel_count;
+    congestors->defaults = 0;
 }
 
 void run_init(run_t *run, program_t program, int *argc, char ***argv)

@@ -16,8 +16,8 @@ static const char *test_ids[] = {"rr_two_sided_lat", "rr_get_lat", "rr_two_sided
                                  "multiple_allreduce", "multiple_alltoall"};
 static const char *congestor_ids[] = {"a2a", "p2p_incast", "rma_incast",
                                       "rma_bcast", "dl_allreduce", "p2p_bcast"};
-static const name_catalog_t tests = {test_ids, 8};
-static const name_catalog_t congestors = {congestor_ids, 6};
+static const name_catalog_t tests = {test_ids, 8, 0};
+static const name_catalog_t congestors = {congestor_ids, 6, 0};
 
 #define MAX_ARGS 64
 

@@ -17,9 +17,20 @@
 
 #include "canary/canary.h"
 
-enum { OP_ISEND, OP_IRECV, OP_PUT, OP_GET, OP_ALLREDUCE, OP_ALLTOALL, N_OPS };
-static const char *const op_names[N_OPS] = {"MPI_Isend",     "MPI_Irecv",   "MPI_Put",
-                                            "MPI_Get",       "MPI_Allreduce", "MPI_Alltoall"};
+enum {
+    OP_ISEND,
+    OP_IRECV,
+    OP_PUT,
+    OP_GET,
+    OP_ALLREDUCE,
+    OP_ALLTOALL,
+    OP_ALLGATHER,
+    OP_BCAST,
+    N_OPS
+};
+static const char *const op_names[N_OPS] = {"MPI_Isend",     "MPI_Irecv",    "MPI_Put",
+                                            "MPI_Get",       "MPI_Allreduce", "MPI_Alltoall",
+                                            "MPI_Allgather", "MPI_Bcast"};
 
 typedef struct {
     int calls;
@@ -84,6 +95,28 @@ int MPI_Alltoall(const void *send, int send_count, MPI_Datatype send_type, void 
     return PMPI_Alltoall(send, send_count, send_type, recv, recv_count, recv_type, comm);
 }
 
+int MPI_Allgather(const void *send, int send_count, MPI_Datatype send_type, void *recv,
+                  int recv_count, MPI_Datatype recv_type, MPI_Comm comm)
+{
+    record(OP_ALLGATHER, send_count, send_type);
+    return PMPI_Allgather(send, send_count, send_type, recv, recv_count, recv_type, comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    record(OP_BCAST, count, type);
+    return PMPI_Bcast(buf, count, type, root, comm);
+}
+
+/* A per-rank volume split among n ranks: whole doubles, at least one. */
+static long long share_bytes(long total, int n)
+{
+    long long d = total / ((long long)n * 8);
+    return (d > 0 ? d : 1) * 8;
+}
+
+static long long whole_doubles(long bytes) { return bytes / 8 > 0 ? bytes / 8 * 8 : 8; }
+
 /* What one iteration of a kernel should send with p on n ranks. */
 typedef struct {
     int op;              /* the call that carries its messages */
@@ -110,16 +143,31 @@ static int expect(const char *id, const canary_params_t *p, int n, expected_t *e
     else if (strcmp(id, "multiple_alltoall") == 0)
         *e = (expected_t){OP_ALLTOALL, (long long)p->alltoall_doubles * 8, 1,
                           (double)p->alltoall_doubles * 8 * (n - 1)};
+    else if (strcmp(id, "allreduce_1mib") == 0 || strcmp(id, "allreduce_16mib") == 0)
+        *e = (expected_t){OP_ALLREDUCE,
+                          whole_doubles(p->collective_bytes[strstr(id, "16mib") != NULL]), 1, 1.0};
+    else if (strcmp(id, "alltoall_1mib") == 0 || strcmp(id, "alltoall_16mib") == 0) {
+        long long b = share_bytes(p->collective_bytes[strstr(id, "16mib") != NULL], n);
+        *e = (expected_t){OP_ALLTOALL, b, 1, (double)b * (n - 1)};
+    } else if (strcmp(id, "multiple_allgather") == 0) {
+        long long b = share_bytes(p->collective_bytes[0], n);
+        *e = (expected_t){OP_ALLGATHER, b, 1, (double)b * (n - 1)};
+    } else if (strcmp(id, "multiple_bcast") == 0)
+        *e = (expected_t){OP_BCAST, whole_doubles(p->collective_bytes[0]), 1, 1.0};
     else
         return 0;
     return 1;
 }
 
-/* The "(N B)" of a printed name; -1 when there is none. */
-static long long name_bytes(const char *name)
+/* The bytes per message a printed name says: "(N B)", or "(K MiB/rank)"
+ * split among n ranks; -1 when it says neither. */
+static long long name_bytes(const char *name, int n)
 {
     const char *open = strrchr(name, '(');
     long long b;
+    int end = 0; /* set only when the whole "(K MiB/rank)" matched */
+    if (open && sscanf(open, "(%lld MiB/rank)%n", &b, &end) == 1 && end > 0)
+        return share_bytes((long)(b << 20), n);
     return open && sscanf(open, "(%lld B)", &b) == 1 ? b : -1;
 }
 
@@ -166,7 +214,7 @@ static int check_kernel(const canary_kernel_t *k, const canary_params_t *p, cons
                     e.per_iteration);
         bad++;
     }
-    if (strcmp(label, "default") == 0 && name_bytes(k->name) != e.bytes) {
+    if (strcmp(label, "default") == 0 && name_bytes(k->name, n) != e.bytes) {
         if (me == 0)
             fprintf(stderr, "%s: the name \"%s\" does not say %lld B\n", k->id, k->name,
                     e.bytes);
@@ -186,7 +234,8 @@ int main(int argc, char **argv)
                                    .bandwidth_bytes = 4096,
                                    .bandwidth_outstanding = 2,
                                    .allreduce_doubles = 5,
-                                   .alltoall_doubles = 7};
+                                   .alltoall_doubles = 7,
+                                   .collective_bytes = {4096 + 5, 65536 + 24}};
     int bad = 0, checked = 0;
     for (int i = 0; i < canary_kernel_count; i++) {
         bad += check_kernel(canary_kernels[i], &published, "default", me, n);

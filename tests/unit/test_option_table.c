@@ -276,8 +276,8 @@ int main(void)
         test_ids[i] = canary_kernels[i]->id;
     for (int i = 0; i < congestor_kernel_count; i++)
         cong_ids[i] = congestor_kernels[i]->id;
-    tests = (name_catalog_t){test_ids, canary_kernel_count};
-    congs = (name_catalog_t){cong_ids, congestor_kernel_count};
+    tests = (name_catalog_t){test_ids, canary_kernel_count, 0};
+    congs = (name_catalog_t){cong_ids, congestor_kernel_count, 0};
     every_row_parses();
     defaults_from_the_table();
     help_lists_every_option();

@@ -6,8 +6,8 @@
 
 static const char *tests_ids[] = {"rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"};
 static const char *cong_ids[] = {"a2a", "p2p_incast", "rma_incast", "rma_bcast"};
-static const name_catalog_t tests = {tests_ids, 3};
-static const name_catalog_t congs = {cong_ids, 4};
+static const name_catalog_t tests = {tests_ids, 3, 0};
+static const name_catalog_t congs = {cong_ids, 4, 0};
 static char err[512];
 static options_t o;
 

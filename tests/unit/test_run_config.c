@@ -19,10 +19,13 @@ int main(void)
     options_t o;
     run_config_t c;
 
-    /* network_test by default: every canary with its published limits. */
+    /* network_test by default: the 8 published canaries with their
+     * published limits, in table order; the extras only when named. */
     options_defaults(&o, PROGRAM_NETWORK_TEST);
     run_config_resolve(&c, &o, PROGRAM_NETWORK_TEST);
-    CHECK(c.n_tests == canary_kernel_count);
+    CHECK(c.n_tests == 8);
+    for (int i = 0; i < canary_kernel_count; i++)
+        CHECK(canary_kernels[i]->extra == (i >= 8));
     for (int i = 0; i < c.n_tests; i++) {
         CHECK(c.tests[i] == canary_kernels[i]);
         CHECK(memcmp(&c.limits[i], &canary_kernels[i]->limits, sizeof(loop_limits_t)) == 0);
@@ -35,6 +38,17 @@ int main(void)
     CHECK(c.canary_params.bandwidth_outstanding == 8);
     CHECK(c.canary_params.allreduce_doubles == 1);
     CHECK(c.canary_params.alltoall_doubles == 512);
+    CHECK(c.canary_params.collective_bytes[0] == 1L << 20);
+    CHECK(c.canary_params.collective_bytes[1] == 16L << 20);
+
+    /* An extra named in --tests runs, and the run is no longer official. */
+    options_defaults(&o, PROGRAM_NETWORK_TEST);
+    o.n_tests = 2;
+    o.tests[0] = 0;
+    o.tests[1] = canary_kernel_count - 1;
+    run_config_resolve(&c, &o, PROGRAM_NETWORK_TEST);
+    CHECK(c.n_tests == 2 && c.tests[1] == canary_kernels[canary_kernel_count - 1]);
+    CHECK(c.tests[1]->extra && c.official_default == 0);
 
     /* The load test: its three canaries and the default four congestors. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);

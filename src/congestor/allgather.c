@@ -1,0 +1,36 @@
+/* Allgather (not in the default mix): MPI_Allgather in which every rank
+ * contributes one 4 KiB message (--congestor-bytes) and receives the n
+ * contributions, the collective of sharded-parameter training. */
+#include "congestor/congestor.h"
+#include "congestor/congestor_state.h"
+
+static void *setup(MPI_Comm comm, const congestor_params_t *p)
+{
+    int n;
+    MPI_Comm_size(comm, &n);
+    return congestor_state_new(comm, p, p->message_doubles,
+                               (size_t)n * (size_t)p->message_doubles);
+}
+
+static void iterate(void *state)
+{
+    congestor_state_t *s = state;
+    MPI_Allgather(s->send, s->msg, MPI_DOUBLE, s->recv, s->msg, MPI_DOUBLE, s->comm);
+}
+
+/* Its message to each of the n-1 others, as Alltoall. */
+static double bytes(void *state)
+{
+    congestor_state_t *s = state;
+    return (double)s->msg * sizeof(double) * (s->n - 1);
+}
+
+const congestor_kernel_t allgather = {
+    .id = "allgather",
+    .name = "Allgather (4096 B)",
+    .iterations_for = congestor_scaled_iterations, /* its volume grows with n, as Alltoall's */
+    .setup = setup,
+    .teardown = congestor_state_free,
+    .iterate = iterate,
+    .bytes_per_iteration = bytes,
+};
