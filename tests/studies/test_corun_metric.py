@@ -88,3 +88,14 @@ def test_sampled_series_fom_and_the_load_test_as_congestor(tmp_path, capsys, mon
     assert "rr_two_sided_bw_sync" in tests and all(i["avg"] > 0 for i in cong["load_test"]["impact"])
     assert set(cong["load_test"]["canary_nodes"]) < set(runs["III-r0"]["congestor_nodes"])
     assert isinstance(cong["load_test"]["ended_before_app"], bool)
+
+
+def test_the_figure_of_merit_is_the_time_only_when_every_run_has_one():
+    from gpcnet.study import timing
+    runs = [{"status": "ok", "wall_s": 2.0, "fom": 1.0}, {"status": "ok", "wall_s": 2.5, "fom": 1.2},
+            {"status": "failed", "wall_s": 1.0}]
+    study = {"config": {"fom_regex": "t=(.*)"}, "runs": runs}
+    assert timing.measure(study) == "fom"                       # failed runs do not count
+    runs[1]["fom"] = None                                       # one run's output did not match
+    assert timing.measure(study) == "wall_s"                    # then wall time for all, never a mix
+    assert timing.measure({"config": {"fom_regex": None}, "runs": runs[:1]}) == "wall_s"
