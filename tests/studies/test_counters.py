@@ -221,3 +221,32 @@ def test_testbed_scope_is_the_links_into_the_applications_switches():
         "spine0/s0l1": {"router": "leaf1"}, "spine1/s1l1": {"router": "leaf1"}}
     assert set(tbc.network_tiles(tree, ["node05", "node06"])) == {"spine0/s0l2", "spine1/s1l2"}
     assert tbc.network_tiles(build("star", 4), ["node01"]) == {}     # one switch: no network tile
+
+
+def test_node_samplers_as_a_job_give_the_series_and_name_the_silent_nodes(tmp_path, monkeypatch):
+    """The mpirun/srun path without MPI: a launcher whose job is the sampler
+    itself on this host; the second node never answers."""
+    import socket
+    root = fake_sys(tmp_path / "sys", ib={"mlx5_0/1": {"port_xmit_data": 100, "port_xmit_wait": 5}})
+    monkeypatch.setenv("GPCNET_SYS_ROOT", root)
+
+    class OneHost:
+        env = {"PYTHONPATH": PY, "PATH": "/usr/bin:/bin", "GPCNET_SYS_ROOT": root}
+
+        def job(self, nodes, command, tag, ppn=None):
+            return command
+
+    host = socket.gethostname().split(".")[0]
+    s = sampling.JobSampler(OneHost(), [host, "ghost"], 0.1, tmp_path, "sampler-x", 60)
+    s.start()
+    import time
+    deadline = time.monotonic() + 60
+    while (not s.out.exists() or len(s.out.read_text().splitlines()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.05)                                # two readings out: the last one makes three
+    rec = sampling.record(s, 0.0, 0.1, 1.0)
+    assert rec["source"] == "infiniband-hca"
+    assert list(rec["ports"]) == [f"{host}/mlx5_0/1"] and rec["ports"][f"{host}/mlx5_0/1"]["router"] == host
+    assert len(rec["series"]) >= 2 and rec["series"][0]["rates"][f"{host}/mlx5_0/1"] == [0.0, 0.0]
+    assert rec["metric"]["stall_ratio"] is None and "below --stall-threshold" in rec["metric"]["reason"]
+    assert len(rec["errors"]) == 1 and "no readings from ghost" in rec["errors"][0]
+    assert s.proc.poll() is not None                    # stopped by its stop file
