@@ -49,8 +49,11 @@ def test_every_rank_follows_one_schedule(bursty):
     assert "   burst = 0.2 s on, 0.3 s off, intensity 1, jitter 0" in p.stdout
 
 
-def test_timeline_is_bounded_and_adds_up(bursty):
+def test_timeline_is_bounded_and_adds_up(bursty, harness):
     _, doc = bursty
+    validate = harness.schema_validator()
+    if validate:
+        validate(doc)  # python/gpcnet/data/results.schema.json: at most 2048 bins
     (rec,) = doc["timeline"]
     bins = rec["bins"]
     n = len(bins["count"])
