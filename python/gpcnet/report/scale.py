@@ -5,6 +5,8 @@ node count, and the bandwidth ratio per node count with standard errors."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from matplotlib.figure import Figure
 
 from gpcnet.report.html import Figures, Markup, fmt, join, page
@@ -41,6 +43,7 @@ def counts_figure(s: dict) -> Figure:
     c = s["counts"]
     ax.errorbar([x["nodes"] for x in c], [x["bandwidth_mean"] for x in c],
                 yerr=[x["bandwidth_se"] or 0 for x in c], fmt="o-", capsize=3)
+    ax.set_xticks([x["nodes"] for x in c])
     ax.set_xlabel("nodes running GPCNeT")
     ax.set_ylabel("mean bandwidth ratio")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
@@ -51,10 +54,11 @@ def render(study: dict) -> str:
     s = summarise_scale(study)
     cfg = study["config"]
     figs = Figures()
-    title = f"scale study: {' '.join(map(str, cfg['app_command']))} on {', '.join(cfg['settings'])} nodes"
+    title = f"scale study: {Path(cfg['app_command'][0]).name} on {', '.join(cfg['settings'])} nodes"
     parts = [fmt("<h1>{}</h1>", title),
-             fmt("<p>{} runs, {} failed; launcher {}, {} ranks per node, {} repetitions per node count.</p>",
-                 len(study["runs"]), len(s["failed"]), cfg["launcher"], cfg["ppn"], cfg["rotations"])]
+             fmt("<p>{} runs, {} failed; launcher {}, {} ranks per node, {} repetitions per node count; "
+                 "options: {}.</p>", len(study["runs"]), len(s["failed"]), cfg["launcher"], cfg["ppn"],
+                 cfg["rotations"], " ".join(map(str, cfg["app_command"][1:])) or "none (the published run)")]
     rows = join(fmt("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", c["nodes"],
                     c["runs"], _f(c["bandwidth_mean"]), _f(c["bandwidth_se"]), _f(c["stall_mean"], "{:.4g}"),
                     _f(c["stall_se"], "{:.3g}")) for c in s["counts"])

@@ -199,3 +199,5 @@ def add_parser(sub) -> None:
                    help=f"network_congestor options besides --flows (default \"{DEFAULT_BULLY_ARGS}\")")
     _common(p)
     p.set_defaults(func=cmd_bully)
+    from gpcnet.study import scale
+    scale.add_parser(ss)
