@@ -2,8 +2,10 @@
 and always take the testbed down again, even when a test fails."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,15 +38,39 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def gpcnet(*args, timeout=600, check=True):
+def gpcnet(*args, timeout=600, check=True, cwd=None):
     """Run the gpcnet CLI of this checkout; returns CompletedProcess."""
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     p = subprocess.run([sys.executable, "-m", "gpcnet", *map(str, args)], capture_output=True,
-                       text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+                       text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL, cwd=cwd)
     if check and p.returncode != 0:
         raise AssertionError(f"gpcnet {' '.join(map(str, args))} failed ({p.returncode}):\n"
                              f"{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
     return p
+
+
+def our_mounts():
+    """Mounts of the testbed seen from this machine's namespace: the bind
+    mounts keeping its UTS and mount namespaces, and any tmpfs of a host's
+    private /tmp, /dev/shm or /run that leaked out."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            source = fields[fields.index("-") + 2]
+            if fields[4].startswith(str(STATE_DIR)) or source.startswith("gtb-"):
+                found.append(fields[4])
+    return found
+
+
+@pytest.fixture
+def tmp_path():
+    """A scratch directory every testbed host sees: /tmp is each host's own
+    (as on a cluster's nodes), so the results of a run on the hosts would
+    land there and not here."""
+    d = Path(tempfile.mkdtemp(prefix="gpcnet-testbed-test-", dir="/var/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def our_namespaces():

@@ -1,14 +1,18 @@
 """Bad input to `gpcnet testbed`: a clear message, a non-zero exit and
 nothing left behind (docs/reliability.md, section T)."""
 import os
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
-from conftest import STATE_DIR, gpcnet, our_namespaces
+from conftest import REPO, STATE_DIR, gpcnet, our_mounts, our_namespaces
 
 
 def assert_nothing_left():
     assert our_namespaces() == []
+    assert our_mounts() == []
     assert not STATE_DIR.exists()
 
 
@@ -76,6 +80,19 @@ def test_run_without_command(clean):
     gpcnet("testbed", "up", "--hosts", "2")
     p = gpcnet("testbed", "run", check=False)
     assert p.returncode == 2 and "nothing to run" in p.stderr
+
+
+def test_run_from_a_private_directory_refused(clean):
+    """/tmp is each host's own: a job started there could not find its
+    directory on the hosts (and its results would stay on them)."""
+    gpcnet("testbed", "up", "--hosts", "2")
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+        p = subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "run", "--", "true"],
+                           cwd=d, capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+        assert p.returncode == 2, p.stderr
+        assert f"the current directory {d} is under /tmp, which every testbed host" in p.stderr
+        assert os.listdir(d) == []
 
 
 def test_crash_midway_is_cleaned(clean):

@@ -2,11 +2,12 @@
 import os
 from pathlib import Path
 
-from conftest import STATE_DIR, gpcnet, our_namespaces
+from conftest import STATE_DIR, gpcnet, our_mounts, our_namespaces
 
 
 def test_nothing_left():
     assert our_namespaces() == []
+    assert our_mounts() == []
     assert not STATE_DIR.exists()
     # No link of ours leaked into the machine's own namespace.
     ours = {"mgmt", "star", "mhead"} | {f"{p}{i}" for p in ("leaf", "spine", "d", "m") for i in range(200)}
@@ -18,4 +19,10 @@ def test_nothing_left():
         except OSError:
             continue
         assert str(STATE_DIR) not in cmd, f"left running: {pid} {cmd}"
+        # No process lives in a host's mount namespace (its private /tmp).
+        try:
+            mounts = Path(f"/proc/{pid}/mountinfo").read_text()
+        except OSError:
+            continue
+        assert " - tmpfs gtb-" not in mounts, f"in a testbed host's mount namespace: {pid} {cmd}"
     assert "no testbed was up" in gpcnet("testbed", "down").stdout

@@ -1,10 +1,9 @@
 """Launching MPI jobs on the testbed hosts.
 
-mpirun runs in the head namespace (on the management network) and starts
-one daemon per host through an rsh-style agent that enters the host's
-network and UTS namespaces, as ssh would log in to a real node. The
-daemons talk over the management network; MPI traffic goes over the data
-fabric only.
+mpirun runs on the head node (on the management network) and starts one
+daemon per host through an rsh-style agent that enters the host's network,
+UTS and mount namespaces, as ssh would log in to a real node. The daemons talk over the management network; MPI traffic goes
+over the data fabric only.
 """
 
 from __future__ import annotations
@@ -21,13 +20,22 @@ from gpcnet.testbed.topology import DATA_CIDR, MGMT_CIDR, Topology
 
 AGENT = """#!/bin/sh
 # rsh-style agent of the gpcnet testbed: run a command on a testbed host by
-# entering its network and UTS namespaces (what ssh would do on a cluster).
+# entering its network, UTS and mount namespaces (what ssh would do on a
+# cluster). The mount namespace is entered through the process holding it,
+# checked to be that namespace still.
 while [ $# -gt 0 ]; do
     case "$1" in -*) shift ;; *) break ;; esac   # ssh-style options: none apply
 done
 host="$1"; shift
 case " {hosts} " in *" $host "*) ;; *) echo "testbed agent: no host '$host'" >&2; exit 255 ;; esac
-exec nsenter --net=/run/netns/gtb-"$host" --uts={uts}/"$host" -- /bin/sh -c "$*"
+read -r pid ident < {state}/hosts/"$host" &&
+    [ "$(readlink /proc/"$pid"/ns/mnt)" = "$ident" ] ||
+    {{ echo "testbed agent: host '$host' is down" >&2; exit 255; }}
+# Entering a mount namespace starts at its root: go back to the caller's
+# directory when the host has it (a shared one), as ssh would not but
+# mpirun's daemons expect.
+exec nsenter --net=/run/netns/gtb-"$host" --uts={state}/uts/"$host" --mount=/proc/"$pid"/ns/mnt -- \
+    /bin/sh -c 'cd "$1" 2>/dev/null || cd /; exec /bin/sh -c "$2"' testbed-agent "$PWD" "$*"
 """
 
 
@@ -49,19 +57,34 @@ def hostfile_text(topo: Topology, slots: int) -> str:
 def write_launch_files(topo: Topology) -> None:
     agent = netns.STATE_DIR / "rsh-agent"
     safe_write.write_text(agent, AGENT.format(hosts=" ".join(h.name for h in topo.hosts),
-                                              uts=netns.STATE_DIR / "uts"), force=True)
+                                              state=netns.STATE_DIR), force=True)
     agent.chmod(agent.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def enter_head(topo: Topology) -> list:
-    """Command prefix that runs in the head namespace, as the head host."""
-    return ["nsenter", f"--net=/run/netns/{topo.head_ns}",
-            f"--uts={netns.STATE_DIR / 'uts' / topo.head_name}", "--"]
+def enter_head(topo: Topology, wd: str = "/") -> list:
+    """Command prefix that runs on the head node, in directory wd."""
+    return _enter(topo.head_ns, topo.head_name, wd)
 
 
-def enter_host(name: str) -> list:
-    return ["nsenter", f"--net=/run/netns/gtb-{name}",
-            f"--uts={netns.STATE_DIR / 'uts' / name}", "--"]
+def enter_host(name: str, wd: str = "/") -> list:
+    return _enter(f"gtb-{name}", name, wd)
+
+
+def _enter(ns: str, name: str, wd: str) -> list:
+    return ["nsenter", f"--net=/run/netns/{ns}", f"--uts={netns.uts_file(name)}",
+            f"--mount={netns.mnt_path(name)}", f"--wd={wd}", "--"]
+
+
+def shared_cwd() -> str:
+    """The current directory, which must exist on every host: /tmp, /dev/shm
+    and /run are each host's own, as on a cluster's nodes."""
+    cwd = os.getcwd()
+    for d in netns.PRIVATE_DIRS:
+        if cwd == d or cwd.startswith(d + "/"):
+            raise GpcnetError(f"the current directory {cwd} is under {d}, which every testbed host "
+                              "has to itself; run from a directory shared by the hosts (e.g. the "
+                              "repository or /var/tmp)")
+    return cwd
 
 
 def mca_settings() -> list:
@@ -93,7 +116,8 @@ def mpirun_command(topo: Topology, ppn: int, command: list) -> list:
 def mpi_env() -> dict:
     """Environment of every testbed job. The Open MPI settings are also
     given as OMPI_MCA_* so that an mpirun inside a Slurm job (sbatch,
-    salloc: they pass the environment on) uses the testbed's networks."""
+    salloc: they pass the environment on) and the ranks srun starts use
+    the testbed's networks."""
     env = dict(os.environ)
     env.update({f"OMPI_MCA_{k}": v for k, v in mca_settings()})
     conf = netns.STATE_DIR / "slurm" / "slurm.conf"
@@ -109,7 +133,7 @@ def run(topo: Topology, ppn: int, command: list, mpi: bool = True, timeout=None)
     if not command:
         raise GpcnetError("nothing to run: give the command after --, e.g. "
                           "gpcnet testbed run -- ./network_test")
-    full = enter_head(topo) + (mpirun_command(topo, ppn, command) if mpi else list(command))
+    full = enter_head(topo, shared_cwd()) + (mpirun_command(topo, ppn, command) if mpi else list(command))
     try:
         return subprocess.run(full, env=mpi_env(), timeout=timeout).returncode
     except subprocess.TimeoutExpired:

@@ -2,11 +2,13 @@
 addresses and queues, through netlink (pyroute2).
 
 Layout: one network namespace per host (its own host name through a UTS
-namespace kept by a bind mount, so no process has to hold it), one "head"
-namespace for the launcher and the Slurm controller, and one "fabric"
-namespace holding every switch (a Linux bridge) and the switch side of every
-link. Nothing is created outside these namespaces: no address, route or
-link in the machine's own namespace.
+namespace kept by a bind mount, and its own /tmp, /dev/shm and /run
+through a mount namespace held by one sleeping process), one "head" host
+for the launcher and the Slurm controller, and one "fabric" network
+namespace holding every switch (a Linux bridge) and the switch side of
+every link. Nothing is created outside these namespaces: no address,
+route, link or mount in the machine's own namespaces (only the bind mounts
+that keep the namespaces, under the state directory).
 """
 
 from __future__ import annotations
@@ -62,6 +64,65 @@ def uts_file(host: str) -> Path:
     return STATE_DIR / "uts" / host
 
 
+def holder_file(host: str) -> Path:
+    """'PID mnt:[INODE]' of the process holding the host's mount namespace."""
+    return STATE_DIR / "hosts" / host
+
+
+def mnt_path(host: str) -> str:
+    """/proc/PID/ns/mnt of the host's holder, checked to be that namespace
+    still (a PID can be reused once its process is gone)."""
+    try:
+        pid, ident = holder_file(host).read_text().split()
+        alive = os.readlink(f"/proc/{pid}/ns/mnt") == ident
+    except (OSError, ValueError):
+        alive = False
+    if not alive:
+        raise GpcnetError(f"testbed host {host} is down (the process holding its /tmp, /dev/shm "
+                          "and /run is gone); `gpcnet testbed down` removes what is left")
+    return f"/proc/{pid}/ns/mnt"
+
+
+# Directories every host has to itself, as on a real node: MPI libraries,
+# PMIx and UCX keep per-job sockets, session directories and shared-memory
+# segments there under names that would collide across "hosts".
+PRIVATE_DIRS = ("/tmp", "/dev/shm", "/run")
+
+# Run by a host's holder in its new mount namespace (private propagation):
+# a fresh tmpfs on each private directory, and the host's own /sys. The new
+# /run is assembled under the (already private) /tmp and moved into place,
+# with /run/netns and the state directory bound back in: they are the
+# cluster's "shared filesystem" (agent, Slurm configuration, munge socket,
+# spool). Then the holder sleeps: the namespace lives as long as it does.
+_HOST_HOLDER = r"""
+set -e
+exec 2>&1
+state="$1"
+mount -n -t tmpfs -o mode=1777 gtb-tmp /tmp
+mount -n -t tmpfs -o mode=1777 gtb-shm /dev/shm
+stage=/tmp/.gtb-run
+mkdir "$stage"
+mount -n -t tmpfs -o mode=755 gtb-run "$stage"
+for keep in /run/netns "$state"; do
+    case "$keep" in /run/*) ;; *) continue ;; esac
+    mkdir -p "$stage${keep#/run}"
+    mount -n --rbind "$keep" "$stage${keep#/run}"
+done
+mount -n --move "$stage" /run
+rmdir "$stage"
+# A sysfs of its own too: /sys/class/net then lists this host's NICs (UCX
+# finds data0 there), not the machine's.
+stage=/tmp/.gtb-sys
+mkdir "$stage"
+mount -n -t sysfs gtb-sys "$stage"
+if mountpoint -q /sys/fs/cgroup; then mount -n --rbind /sys/fs/cgroup "$stage/fs/cgroup"; fi
+mount -n --move "$stage" /sys
+rmdir "$stage"
+echo ready
+exec sleep infinity
+"""
+
+
 def _iproute(ns: str):
     from pyroute2 import IPRoute
     return IPRoute(netns=ns)
@@ -75,6 +136,33 @@ def _set_hostname(name: str) -> None:
     f.touch()
     subprocess.run(["unshare", f"--uts={f}", "hostname", name], check=True,
                    stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _private_mounts(topo: Topology) -> None:
+    """A mount namespace per host (and the head) with private /tmp,
+    /dev/shm and /run, held by one sleeping process in the host's network,
+    UTS and mount namespaces: everything run "on" the host enters it by
+    /proc/PID/ns/mnt, which (unlike a bind-mounted namespace file) every
+    host sees. `down` kills the holders with everything else in the
+    testbed's network namespaces, and the mounts go with the namespaces."""
+    (STATE_DIR / "hosts").mkdir(parents=True, exist_ok=True)
+    for name, ns in [(topo.head_name, topo.head_ns)] + [(h.name, h.ns) for h in topo.hosts]:
+        holder = subprocess.Popen(
+            ["nsenter", f"--net=/run/netns/{ns}", f"--uts={uts_file(name)}", "--",
+             "unshare", "--mount", "--propagation", "private", "--",
+             "/bin/sh", "-c", _HOST_HOLDER, "gtb-host", str(STATE_DIR)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True, text=True)
+        first = holder.stdout.readline()
+        if first.strip() != "ready":
+            rest = holder.stdout.read()
+            holder.wait()
+            raise GpcnetError(f"{name}: private /tmp, /dev/shm and /run failed: "
+                              f"{(first + rest).strip()[-300:]}")
+        holder.stdout.close()
+        holder.returncode = 0   # left running on purpose: it holds the host's namespace
+        ident = os.readlink(f"/proc/{holder.pid}/ns/mnt")
+        safe_write.write_text(holder_file(name), f"{holder.pid} {ident}\n", force=True)
 
 
 def _tc(ipr, port, kind, idx, **kw) -> None:
@@ -131,6 +219,7 @@ def create(topo: Topology) -> None:
     for h in topo.hosts:
         _set_hostname(h.name)
     _set_hostname(topo.head_name)
+    _private_mounts(topo)
 
     fab = topo.fabric_ns
     with _iproute(fab) as ipr:
@@ -215,7 +304,8 @@ def _netns_inodes(names) -> set:
 
 
 def processes_inside(names) -> list:
-    """PIDs of every process living in one of these network namespaces."""
+    """PIDs of every process living in one of these network namespaces
+    (the hosts' holders, daemons and jobs)."""
     inodes = _netns_inodes(names)
     pids = []
     for d in Path("/proc").iterdir():
@@ -227,6 +317,18 @@ def processes_inside(names) -> list:
         except OSError:
             pass
     return pids
+
+
+def our_mounts() -> list:
+    """Mount points of this machine's namespace under the state directory
+    (the bind mounts keeping the hosts' UTS namespaces), deepest first."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            target = line.split()[4].replace("\\040", " ")
+            if target == str(STATE_DIR) or target.startswith(f"{STATE_DIR}/"):
+                found.append(target)
+    return sorted(set(found), key=lambda t: (-t.count("/"), t))
 
 
 def _kill_all(pids: list, grace: float = 5.0) -> None:
@@ -255,10 +357,8 @@ def destroy() -> list:
     if st:
         names |= set(Topology.from_dict(st["topology"]).namespaces())
     _kill_all(processes_inside(names))
-    uts = STATE_DIR / "uts"
-    if uts.is_dir():
-        for f in uts.iterdir():
-            subprocess.run(["umount", str(f)], capture_output=True, stdin=subprocess.DEVNULL)
+    for target in our_mounts():
+        subprocess.run(["umount", "-n", "-l", target], capture_output=True, stdin=subprocess.DEVNULL)
     removed = []
     for n in sorted(names):
         if n in netns.listnetns():

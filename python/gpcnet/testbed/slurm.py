@@ -1,7 +1,9 @@
 """Slurm on the testbed: munged and slurmctld on the head node, one slurmd
-per host, each in its host's namespaces (so each sees its own host name),
-all talking over the management network. Debian's slurmctld, slurmd and
-munge packages; scripts/setup-testbed.sh installs them."""
+per host, each in its host's namespaces (so each sees its own host name and
+has its own /tmp, /dev/shm and /run, where the PMIx plugin keeps its
+per-step directories), all talking over the management network. Debian's
+slurmctld, slurmd and munge packages; scripts/setup-testbed.sh installs
+them."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from gpcnet.testbed import netns
 from gpcnet.testbed.launch import enter_head, enter_host
 from gpcnet.testbed.topology import Topology
 
+CLAIMED_CPUS = 64
 
 
 def paths() -> dict:
@@ -49,10 +52,17 @@ def config_text(topo: Topology) -> str:
         "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
         "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
-        "MpiDefault=none", "ReturnToService=2", "SlurmdTimeout=60", "InactiveLimit=0",
+        # Direct launch (`srun ./network_test`) as on most clusters: PMIx.
+        "MpiDefault=pmix", "ReturnToService=2", "SlurmdTimeout=60", "InactiveLimit=0",
         "KillWait=5", "MinJobAge=30",
+        # The nodes' CPUs below are claimed, not detected: slurmd takes them
+        # from here instead of marking its node invalid.
+        "SlurmdParameters=config_overrides",
     ]
-    cpus = os.cpu_count() or 1
+    # Every host shares this machine's cores. Each claims CLAIMED_CPUS so
+    # that the per-node task counts of real clusters' command lines
+    # (--ntasks-per-node=64) are accepted: a testbed-only setting.
+    cpus = max(os.cpu_count() or 1, CLAIMED_CPUS)
     for h in topo.hosts:
         lines.append(f"NodeName={h.name} NodeAddr={h.mgmt_ip} CPUs={cpus} State=UNKNOWN")
     lines.append("PartitionName=testbed Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4")
