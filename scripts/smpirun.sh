@@ -40,7 +40,41 @@
 #
 # SMPIRUN=/path/to/smpirun picks another smpirun; SMPI_EXTRA="--cfg=..."
 # adds settings (they come after ours, so they win).
+#
+#   scripts/smpirun.sh --model ns-3 -platform P.xml ...
+#
+# --model (first argument only) picks SimGrid's network model: "flow" (the
+# default: SMPI's flow-level model, the only one that scales to thousands
+# of ranks) or "ns-3" (packet-level TCP over point-to-point links, where
+# queues build up and latency grows under load; docs/portability.md,
+# "Packet-level simulation"). ns-3 needs a platform of explicit hosts,
+# routers and one-hop routes (platforms/ns3_platform.py writes them).
+#
+# Why the ns-3 send buffer: SimGrid 3.32's ns-3 binding closes the
+# receiver's socket as soon as the sender has handed the whole message to
+# TCP; a message larger than ns-3's TCP send buffer (128 KiB by default) is
+# handed over in two steps, the receiver's close reaches the sender while it
+# still sends, and SimGrid aborts ("total_bytes (=131088) is not
+# sent_bytes(=30000)"). A send buffer larger than any message of the suite
+# (1 GiB; ns-3 buffers no payload bytes, only counts) avoids the second
+# step. A NS_ATTRIBUTE_DEFAULT of your own replaces this one.
 set -euo pipefail
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
+fi
+model="flow"
+if [ "${1:-}" = "--model" ]; then
+    model="${2:-}"
+    shift $(($# >= 2 ? 2 : 1))
+fi
+case "$model" in
+    flow) model_flags=() ;;
+    ns-3)
+        model_flags=(--cfg=network/model:ns-3)
+        export NS_ATTRIBUTE_DEFAULT="${NS_ATTRIBUTE_DEFAULT:-ns3::TcpSocket::SndBufSize=1073741824}" ;;
+    *) echo "smpirun.sh: --model must be flow or ns-3, not '$model'" >&2; exit 2 ;;
+esac
 smpirun="${SMPIRUN:-smpirun}"
 command -v "$smpirun" >/dev/null 2>&1 || {
     echo "smpirun.sh: '$smpirun' not found; install libsimgrid-dev (SimGrid 3.32 or later)" >&2
@@ -71,4 +105,4 @@ flags=(--cfg=smpi/simulate-computation:no --log=root.thres:warning
        --cfg=smpi/allgather:bruck --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_bruck)
 # shellcheck disable=SC2206
 extra=(${SMPI_EXTRA:-})
-exec "$smpirun" "${flags[@]}" "${extra[@]}" "$@"
+exec "$smpirun" "${flags[@]}" "${model_flags[@]}" "${extra[@]}" "$@"
