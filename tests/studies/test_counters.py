@@ -250,3 +250,29 @@ def test_node_samplers_as_a_job_give_the_series_and_name_the_silent_nodes(tmp_pa
     assert rec["metric"]["stall_ratio"] is None and "below --stall-threshold" in rec["metric"]["reason"]
     assert len(rec["errors"]) == 1 and "no readings from ghost" in rec["errors"][0]
     assert s.proc.poll() is not None                    # stopped by its stop file
+
+
+def test_in_process_sampler_runs_in_a_child_and_keeps_every_reading(tmp_path):
+    import os
+    import time
+    calls = iter(range(10 ** 6))
+
+    def read():
+        n = next(calls)
+        if n == 1:
+            raise OSError("netlink gone")
+        return {"time": time.time(), "ports": {"p": {"stall": n, "flit": 10 * n}}}
+
+    s = sampling.ForkSampler(read, 0.05, "testbed-tc", {"p": {"router": "r"}}, tmp_path / "s.jsonl")
+    s.start()
+    assert s.pid != os.getpid()
+    deadline = time.monotonic() + 60
+    while len((tmp_path / "s.jsonl").read_text().splitlines()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    by_host, errors = s.stop()
+    assert errors == ["reading failed: OSError: netlink gone"]
+    readings = by_host[""]
+    assert len(readings) >= 3 and [r["ports"]["p"]["stall"] for r in readings[:2]] == [0, 2]
+    import pytest as _pytest
+    with _pytest.raises(ChildProcessError):
+        os.waitpid(s.pid, os.WNOHANG)                # reaped: nothing left behind

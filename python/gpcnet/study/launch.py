@@ -113,7 +113,7 @@ class LocalLauncher(MpirunLauncher):
         # One host: every study node shares its adapters; read here.
         from gpcnet.study import sampling
         read, source = sampling.local_reader()
-        return sampling.ThreadSampler(read, interval, source, None)
+        return sampling.ForkSampler(read, interval, source, None, self.workdir / f"{tag}.jsonl")
 
 
 class TestbedLauncher(MpirunLauncher):
@@ -150,7 +150,8 @@ class TestbedLauncher(MpirunLauncher):
         from gpcnet.study import sampling
         from gpcnet.testbed import counters as tbc
         scope = tbc.network_tiles(self.topo, nodes)
-        return sampling.ThreadSampler(lambda: tbc.reading(self.topo, scope), interval, "testbed-tc", scope)
+        return sampling.ForkSampler(lambda: tbc.reading(self.topo, scope), interval, "testbed-tc", scope,
+                                    self.workdir / f"{tag}.jsonl")
 
 
 def make(name: str, ppn: int, workdir, extra_args: str = "") -> Launcher:

@@ -1,8 +1,8 @@
 """Counters sampled while the application runs, every --counter-interval
 seconds, and the run's record of them (series and stall metric).
 
-Two ways to sample: in this process (the testbed's switch queues, which
-live on this host; the local launcher's one host) or as a job of one
+Two ways to sample: from a child of this process (the testbed's switch
+queues, which live on this host; the local launcher's one host) or as a job of one
 sampler per application node (`python3 -m gpcnet.study.counters
 --interval`, mpirun/srun), stopped by a stop file, then by signal.
 """
@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
+import signal
+import time
 from pathlib import Path
 
+from gpcnet.signals import die_with_parent
 from gpcnet.study import stall
 
 COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
@@ -23,37 +25,82 @@ COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
                  "none": (None, None)}
 
 
-class ThreadSampler:
-    """Calls read() now, every `interval` seconds, and once more at stop();
-    its readings are timed by this host's clock, as the run is."""
+class ForkSampler:
+    """Calls read() now, every `interval` seconds, and once more when
+    stopped, in a child process (forked, so that gpcnet stays one thread:
+    a second thread would make the kernel's parent-death signal reach the
+    jobs twice when gpcnet is killed, and mpirun takes a second SIGTERM as
+    "abort now, leave the ranks"). The readings go to a file of the job
+    directory, one JSON line each, timed by this host's clock as the run is."""
     same_clock = True
 
-    def __init__(self, read, interval: float, source: str, scope: dict | None):
-        self.read, self.interval, self.source, self.scope = read, interval, source, scope
-        self.readings, self.errors = [], []
-        self._halt = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _take(self) -> None:
-        try:
-            self.readings.append(self.read())
-        except Exception as e:   # a reading that failed is a gap in the series, said in the record
-            if len(self.errors) < 5:
-                self.errors.append(f"reading failed: {type(e).__name__}: {e}")
-
-    def _loop(self) -> None:
-        while not self._halt.wait(self.interval):
-            self._take()
+    def __init__(self, read, interval: float, source: str, scope: dict | None, path: Path):
+        self.read, self.interval, self.source, self.scope, self.path = read, interval, source, scope, path
+        self.pid = None
 
     def start(self) -> None:
-        self._take()
-        self._thread.start()
+        from gpcnet import safe_write
+        with safe_write.open_new(self.path, "w", force=True) as f:
+            fd = os.dup(f.fileno())
+        pid = os.fork()
+        if pid == 0:   # the child: never returns into gpcnet
+            try:
+                die_with_parent()
+                self._child(fd)
+            finally:
+                os._exit(0)
+        os.close(fd)
+        self.pid = pid
+
+    def _child(self, fd: int) -> None:
+        halt = []
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, lambda *_: halt.append(1))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's: it stops us
+        with os.fdopen(fd, "w") as out:
+            wake = time.monotonic()
+            while True:
+                try:
+                    line = {"reading": self.read()}
+                except Exception as e:   # a failed reading is a gap in the series, said in the record
+                    line = {"error": f"reading failed: {type(e).__name__}: {e}"}
+                out.write(json.dumps(line) + "\n")
+                out.flush()
+                if halt:
+                    return
+                wake += self.interval
+                while time.monotonic() < wake and not halt:
+                    time.sleep(min(0.05, max(0.0, wake - time.monotonic())))
 
     def stop(self) -> tuple:
-        self._halt.set()
-        self._thread.join()
-        self._take()
-        return {"": self.readings}, self.errors
+        errors = []
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 30
+        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                errors.append("sampler did not stop in 30 s (a reading hung?); killed")
+                break
+            time.sleep(0.02)
+        readings = []
+        try:
+            lines = self.path.read_text(errors="replace").splitlines()
+        except OSError as e:
+            lines, errors = [], errors + [f"sampler output unreadable: {e.strerror}"]
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if "reading" in item:
+                readings.append(item["reading"])
+            elif len(errors) < 5:
+                errors.append(str(item.get("error")))
+        return {"": readings}, errors
 
 
 class JobSampler:
