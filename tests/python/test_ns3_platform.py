@@ -121,3 +121,42 @@ def test_refuses_existing_file_and_symlink(tmp_path):
     p = subprocess.run([sys.executable, str(SCRIPT), "star", "--hosts", "2", "-o", str(link),
                         "--force"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and out.read_text() == "mine"
+
+
+SMPIRUN_SH = REPO / "scripts" / "smpirun.sh"
+
+
+def smpirun_sh(tmp_path, *args):
+    """What scripts/smpirun.sh hands to smpirun (a fake one that prints its
+    arguments and the ns-3 attribute defaults it got)."""
+    fake = tmp_path / "smpirun"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do echo "$a"; done\necho "NS=${NS_ATTRIBUTE_DEFAULT:-}"\n')
+    fake.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "SMPIRUN": str(fake)}
+    return subprocess.run(["bash", str(SMPIRUN_SH), *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def test_smpirun_sh_flow_model_is_the_default_and_unchanged(tmp_path):
+    default = smpirun_sh(tmp_path, "-np", "2", "prog")
+    flow = smpirun_sh(tmp_path, "--model", "flow", "-np", "2", "prog")
+    assert default.returncode == flow.returncode == 0
+    assert default.stdout == flow.stdout
+    assert "network/model" not in default.stdout and "NS=\n" in default.stdout
+
+
+def test_smpirun_sh_model_ns3(tmp_path):
+    p = smpirun_sh(tmp_path, "--model", "ns-3", "-np", "2", "prog")
+    args = p.stdout.splitlines()
+    assert p.returncode == 0 and "--cfg=network/model:ns-3" in args
+    assert args.index("--cfg=network/model:ns-3") < args.index("-np")
+    # A send buffer above the message of the abort (131088 bytes, a 128 KiB test message).
+    size = int(args[-1].split("ns3::TcpSocket::SndBufSize=")[1])
+    assert size > 131088
+
+
+@pytest.mark.parametrize("args", [["--model", "packet"], ["--model"]])
+def test_smpirun_sh_bad_model_one_line_exit_2(tmp_path, args):
+    p = smpirun_sh(tmp_path, *args)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and "--model must be flow or ns-3" in p.stderr
