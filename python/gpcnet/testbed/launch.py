@@ -61,29 +61,37 @@ def write_launch_files(topo: Topology) -> None:
     agent.chmod(agent.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def enter_head(topo: Topology, wd: str = "/") -> list:
-    """Command prefix that runs on the head node, in directory wd."""
+def enter_head(topo: Topology, wd: str | None = None) -> list:
+    """Command prefix that runs on the head node, in directory wd (default:
+    the current one when the hosts share it, else /)."""
     return _enter(topo.head_ns, topo.head_name, wd)
 
 
-def enter_host(name: str, wd: str = "/") -> list:
+def enter_host(name: str, wd: str | None = None) -> list:
     return _enter(f"gtb-{name}", name, wd)
 
 
-def _enter(ns: str, name: str, wd: str) -> list:
+def _enter(ns: str, name: str, wd: str | None) -> list:
+    if wd is None:
+        wd = os.getcwd() if _private_dir(os.getcwd()) is None else "/"
     return ["nsenter", f"--net=/run/netns/{ns}", f"--uts={netns.uts_file(name)}",
             f"--mount={netns.mnt_path(name)}", f"--wd={wd}", "--"]
+
+
+def _private_dir(path: str):
+    """Which of the hosts' own directories path is under, or None."""
+    return next((d for d in netns.PRIVATE_DIRS if path == d or path.startswith(d + "/")), None)
 
 
 def shared_cwd() -> str:
     """The current directory, which must exist on every host: /tmp, /dev/shm
     and /run are each host's own, as on a cluster's nodes."""
     cwd = os.getcwd()
-    for d in netns.PRIVATE_DIRS:
-        if cwd == d or cwd.startswith(d + "/"):
-            raise GpcnetError(f"the current directory {cwd} is under {d}, which every testbed host "
-                              "has to itself; run from a directory shared by the hosts (e.g. the "
-                              "repository or /var/tmp)")
+    d = _private_dir(cwd)
+    if d:
+        raise GpcnetError(f"the current directory {cwd} is under {d}, which every testbed host "
+                          "has to itself; run from a directory shared by the hosts (e.g. the "
+                          "repository or /var/tmp)")
     return cwd
 
 
