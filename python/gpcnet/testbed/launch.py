@@ -104,6 +104,10 @@ def mca_settings() -> list:
         ("oob_tcp_if_include", MGMT_CIDR),     # daemons on the management network
         ("mpi_yield_when_idle", "1"),          # busy-polling ranks would starve the packets
         ("hwloc_base_binding_policy", "none"),  # every "host" sees the same cores
+        # Shared-memory segments in the host's own /dev/shm, not in the job's
+        # session directory: under srun direct launch (PMIx) a rank now and
+        # then failed to open a peer's segment there ("No such file").
+        ("btl_vader_backing_directory", "/dev/shm"),
     ]
 
 
