@@ -72,7 +72,7 @@ def test_short_corun_study_on_the_testbed(testbed, tmp_path, congestor_bin):
         assert c["source"] == "testbed-tc" and len(c["series"]) >= 1, "switch queues sampled during the run"
         # the metric's scope: the links into the application's leaves from the spine (their
         # queues' overlimits and packets), nothing of the congestor-only leaves
-        leaves = {"node01": "leaf0", "node02": "leaf0", "node03": "leaf1", "node04": "leaf1"}
+        leaves = {f"node{i:02d}": f"leaf{(i - 1) // 2}" for i in range(1, 7)}   # 2 hosts per leaf
         assert {p["router"] for p in c["ports"].values()} == {leaves[n] for n in r["app_nodes"]}
         assert all(k.startswith("spine0/") for k in c["ports"])
         if r["setting"] == "IV":
