@@ -132,12 +132,6 @@ def mpi_env() -> dict:
     the testbed's networks."""
     env = dict(os.environ)
     env.update({f"OMPI_MCA_{k}": v for k, v in mca_settings()})
-    # Ranks that srun starts (and an mpirun inside a Slurm job) talk TCP
-    # to the ranks of their own host too: under srun a rank now and then
-    # failed to open a peer's shared-memory segment and crashed (exit 139,
-    # docs/running.md#slurm-on-the-testbed). mpirun_command's own
-    # --mca btl, which keeps shared memory, takes precedence over this.
-    env["OMPI_MCA_btl"] = "tcp,self"
     conf = netns.STATE_DIR / "slurm" / "slurm.conf"
     if conf.exists():
         env["SLURM_CONF"] = str(conf)
