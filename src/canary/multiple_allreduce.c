@@ -1,5 +1,8 @@
-/* Multiple Allreduce (8 B): MPI_Allreduce of allreduce_doubles (one double)
- * on every node-slice communicator at once. */
+/* Multiple Allreduce: MPI_Allreduce on every node-slice communicator at
+ * once, timed per operation. The published one reduces allreduce_doubles
+ * (one double, 8 B); the extras (selected by name in --tests) reduce
+ * collective_bytes[0] (1 MiB) or collective_bytes[1] (16 MiB) of doubles,
+ * the message sizes of AI training. */
 #include <stdlib.h>
 
 #include "canary/canary.h"
@@ -13,17 +16,38 @@ typedef struct {
     double *in, *out; /* the two halves of buf */
 } allreduce_state_t;
 
-static void *setup(MPI_Comm slice, const canary_params_t *p)
+static void *setup_count(MPI_Comm slice, int count)
 {
     allreduce_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->count = p->allreduce_doubles;
+    s->count = count;
     s->buf = comm_alloc(2 * (size_t)s->count * sizeof(double));
     s->in = s->buf;
     s->out = s->buf + s->count;
     for (int i = 0; i < s->count; i++)
         s->in[i] = 1.0;
     return s;
+}
+
+static void *setup(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_count(slice, p->allreduce_doubles);
+}
+
+/* A size in bytes as whole doubles, at least one. */
+static int doubles_of(long bytes)
+{
+    return bytes / (long)sizeof(double) > 0 ? (int)(bytes / (long)sizeof(double)) : 1;
+}
+
+static void *setup_1mib(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_count(slice, doubles_of(p->collective_bytes[0]));
+}
+
+static void *setup_16mib(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_count(slice, doubles_of(p->collective_bytes[1]));
 }
 
 static void teardown(void *state)
@@ -41,16 +65,29 @@ static void iterate(void *state, int left, int right)
 
 static double per_iteration(void *state) { return 1.0; }
 
-const canary_kernel_t multiple_allreduce = {
-    .id = "multiple_allreduce",
-    .name = "Multiple Allreduce (8 B)",
-    .unit = "usec",
-    .higher_is_better = 0,
-    .loop = LOOP_COLLECTIVE,
-    .limits = {100000, 1, 200, 1},
-    .load_canary = 1,
-    .setup = setup,
-    .teardown = teardown,
-    .iterate = iterate,
-    .per_iteration = per_iteration,
-};
+#define MULTIPLE_ALLREDUCE(var, id_, name_, setup_, limits_, canary_, extra_) \
+    const canary_kernel_t var = {                                             \
+        .id = id_,                                                            \
+        .name = name_,                                                        \
+        .unit = "usec",                                                       \
+        .higher_is_better = 0,                                                \
+        .loop = LOOP_COLLECTIVE,                                              \
+        .limits = limits_,                                                    \
+        .load_canary = canary_,                                               \
+        .extra = extra_,                                                      \
+        .setup = setup_,                                                      \
+        .teardown = teardown,                                                 \
+        .iterate = iterate,                                                   \
+        .per_iteration = per_iteration,                                       \
+    }
+
+#define LIMITS(nm, ni) {nm, 1, ni, 1}
+
+MULTIPLE_ALLREDUCE(multiple_allreduce, "multiple_allreduce", "Multiple Allreduce (8 B)", setup,
+                   LIMITS(100000, 200), 1, 0);
+/* Few iterations per measurement for the extras: one 16 MiB allreduce
+ * takes milliseconds, and the time limit ends the test in any case. */
+MULTIPLE_ALLREDUCE(allreduce_1mib, "allreduce_1mib", "Multiple Allreduce (1048576 B)", setup_1mib,
+                   LIMITS(10000, 8), 0, 1);
+MULTIPLE_ALLREDUCE(allreduce_16mib, "allreduce_16mib", "Multiple Allreduce (16777216 B)",
+                   setup_16mib, LIMITS(10000, 2), 0, 1);

@@ -1,5 +1,11 @@
-/* Multiple Alltoall (4096 B): MPI_Alltoall of alltoall_doubles (512
- * doubles) per peer on every node-slice communicator at once. */
+/* Multiple Alltoall: MPI_Alltoall on every node-slice communicator at once.
+ * The published one sends alltoall_doubles (512 doubles, 4096 B) to each
+ * peer. The extras (selected by name in --tests) send collective_bytes[0]
+ * (1 MiB) or collective_bytes[1] (16 MiB) per rank in all, split evenly
+ * among the n ranks of the slice (bytes / n to each, whole doubles, at
+ * least one): their name gives the size per rank, not per peer, because a
+ * per-rank volume does not grow with the slice, so they need no iteration
+ * scaling. */
 #include <stdlib.h>
 
 #include "canary/canary.h"
@@ -13,15 +19,39 @@ typedef struct {
     double *send, *recv;
 } alltoall_state_t;
 
-static void *setup(MPI_Comm slice, const canary_params_t *p)
+static void *setup_count(MPI_Comm slice, int count)
 {
     alltoall_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = slice;
-    s->count = p->alltoall_doubles;
+    s->count = count;
     MPI_Comm_size(slice, &s->n);
     s->send = comm_alloc((size_t)s->n * (size_t)s->count * sizeof(double));
     s->recv = comm_alloc((size_t)s->n * (size_t)s->count * sizeof(double));
     return s;
+}
+
+static void *setup(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_count(slice, p->alltoall_doubles);
+}
+
+/* bytes per rank split among the slice's n ranks: doubles to each peer. */
+static void *setup_per_rank(MPI_Comm slice, long bytes)
+{
+    int n;
+    MPI_Comm_size(slice, &n);
+    long per_peer = bytes / ((long)n * (long)sizeof(double));
+    return setup_count(slice, per_peer > 0 ? (int)per_peer : 1);
+}
+
+static void *setup_1mib(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_per_rank(slice, p->collective_bytes[0]);
+}
+
+static void *setup_16mib(MPI_Comm slice, const canary_params_t *p)
+{
+    return setup_per_rank(slice, p->collective_bytes[1]);
 }
 
 static void teardown(void *state)
@@ -54,16 +84,25 @@ static int iterations_for(int configured, int n)
     return it < 1 ? 1 : it;
 }
 
-const canary_kernel_t multiple_alltoall = {
-    .id = "multiple_alltoall",
-    .name = "Multiple Alltoall (4096 B)",
-    .unit = "MiB/s/rank",
-    .higher_is_better = 1,
-    .loop = LOOP_COLLECTIVE,
-    .limits = {10000, 1, 64, 1},
-    .setup = setup,
-    .teardown = teardown,
-    .iterations_for = iterations_for,
-    .iterate = iterate,
-    .per_iteration = per_iteration,
-};
+#define MULTIPLE_ALLTOALL(var, id_, name_, setup_, iterations_, scaling_, extra_) \
+    const canary_kernel_t var = {                                                 \
+        .id = id_,                                                                \
+        .name = name_,                                                            \
+        .unit = "MiB/s/rank",                                                     \
+        .higher_is_better = 1,                                                    \
+        .loop = LOOP_COLLECTIVE,                                                  \
+        .limits = {10000, 1, iterations_, 1},                                     \
+        .extra = extra_,                                                          \
+        .setup = setup_,                                                          \
+        .teardown = teardown,                                                     \
+        .iterations_for = scaling_,                                               \
+        .iterate = iterate,                                                       \
+        .per_iteration = per_iteration,                                           \
+    }
+
+MULTIPLE_ALLTOALL(multiple_alltoall, "multiple_alltoall", "Multiple Alltoall (4096 B)", setup, 64,
+                  iterations_for, 0);
+MULTIPLE_ALLTOALL(alltoall_1mib, "alltoall_1mib", "Multiple Alltoall (1 MiB/rank)", setup_1mib, 8,
+                  NULL, 1);
+MULTIPLE_ALLTOALL(alltoall_16mib, "alltoall_16mib", "Multiple Alltoall (16 MiB/rank)", setup_16mib,
+                  2, NULL, 1);
