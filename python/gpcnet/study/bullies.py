@@ -36,6 +36,7 @@ import math
 import random
 
 from gpcnet.errors import GpcnetError
+from gpcnet.study.nodelists import choice_list
 from gpcnet.study.topology import Tree
 
 PATTERNS = ("pairs-light", "pairs-full", "bisection", "incast", "interleaved")
@@ -54,14 +55,7 @@ INTERLEAVED_INSTANCES = 10                     # "We ran 10 applications at once
 
 def check_patterns(text: str) -> list:
     names = [p.strip() for p in text.split(",") if p.strip()]
-    if not names:
-        raise GpcnetError(f"--patterns: empty list (choose from {', '.join(PATTERNS)})")
-    for p in names:
-        if p not in PATTERNS:
-            raise GpcnetError(f"--patterns: unknown pattern {p!r} (choose from {', '.join(PATTERNS)})")
-    if len(set(names)) != len(names):
-        raise GpcnetError(f"--patterns: a pattern is repeated in {text!r}")
-    return names
+    return choice_list("--patterns", "pattern", text, PATTERNS, names)
 
 
 def uplink_capacity(tree: Tree, leaf: str, taper: float | None) -> float:

@@ -40,34 +40,46 @@ def _common(p) -> None:
                    help="figure of merit: first group of this regex in the application's stdout")
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
                    help="stop an application run after SEC seconds (recorded as failed; default none)")
+    sampling_options(p, "the application's")
+    p.add_argument("-o", "--output", default="study.json", metavar="FILE",
+                   help="study JSON (default study.json; job files in FILE's stem + .d/)")
+    p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
+    p.add_argument("--force", action="store_true", help="overwrite --output")
+    node_list_options(p, "node[01-12]")
+    p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
+
+
+def sampling_options(p, whose: str) -> None:
+    """--counters, --counter-interval, --stall-threshold (checked by check_sampling)."""
     p.add_argument("--counters", choices=["auto", "none"], default="auto",
-                   help="sample the network counters of the application's ports during each run "
-                        "(default auto)")
+                   help=f"sample the network counters of {whose} ports during each run (default auto)")
     p.add_argument("--counter-interval", type=float, default=1.0, metavar="SEC",
                    help="seconds between counter samples during a run (default 1, as the paper's LDMS)")
     p.add_argument("--stall-threshold", type=float, default=DEFAULT_STALL_THRESHOLD, metavar="PER_S",
                    help="drop a port's interval whose stalls per second are below this, as the paper "
                         "(default %(default)g: only stall-free intervals)")
-    p.add_argument("-o", "--output", default="study.json", metavar="FILE",
-                   help="study JSON (default study.json; job files in FILE's stem + .d/)")
-    p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
-    p.add_argument("--force", action="store_true", help="overwrite --output")
+
+
+def node_list_options(p, example: str) -> None:
     src = p.add_argument_group("node list (one of)")
-    src.add_argument("--nodes", metavar="LIST", help="Slurm-style list, e.g. node[01-12]")
+    src.add_argument("--nodes", metavar="LIST", help=f"Slurm-style list, e.g. {example}")
     src.add_argument("--hostfile", metavar="FILE", help="first word of each line")
     src.add_argument("--slurm", action="store_true", help="the current allocation (scontrol show hostnames)")
     src.add_argument("--testbed", action="store_true", help="the hosts of the running gpcnet testbed")
-    p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
+
+
+def check_sampling(args) -> None:
+    if not (math.isfinite(args.counter_interval) and args.counter_interval > 0):
+        raise GpcnetError(f"--counter-interval {args.counter_interval:g}: expected seconds above 0 (e.g. 1)")
+    if not (math.isfinite(args.stall_threshold) and args.stall_threshold >= 0):
+        raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
 
 
 def _config(args, study: str, **more) -> dict:
     cmd = args.app[1:] if args.app[:1] == ["--"] else args.app
     if not cmd:
         raise GpcnetError("no application command: give it after --")
-    if not (math.isfinite(args.counter_interval) and args.counter_interval > 0):
-        raise GpcnetError(f"--counter-interval {args.counter_interval:g}: expected seconds above 0 (e.g. 1)")
-    if not (math.isfinite(args.stall_threshold) and args.stall_threshold >= 0):
-        raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
+    check_sampling(args)
     if args.fom_regex:
         import re
         try:

@@ -30,16 +30,23 @@ CONGESTED = {"I": False, "II": False, "III": True, "IV": True}
 PAIRS = (("II", "IV"), ("I", "III"))
 
 
+def choice_list(option: str, noun: str, text: str, choices, names: list) -> list:
+    """`names` (the comma-separated items of `text`, as given) checked
+    against `choices`: not empty, each known, none repeated."""
+    known = ", ".join(choices)
+    if not names:
+        raise GpcnetError(f"{option}: empty list (choose from {known})")
+    for name in names:
+        if name not in choices:
+            raise GpcnetError(f"{option}: unknown {noun} {name!r} (choose from {known})")
+    if len(set(names)) != len(names):
+        raise GpcnetError(f"{option}: a {noun} is repeated in {text!r}")
+    return names
+
+
 def parse_settings(text: str) -> list:
     names = [s.strip().upper() for s in text.split(",") if s.strip()]
-    if not names:
-        raise GpcnetError("--settings: empty list (choose from I, II, III, IV)")
-    for s in names:
-        if s not in SETTINGS:
-            raise GpcnetError(f"--settings: unknown setting {s!r} (choose from I, II, III, IV)")
-    if len(set(names)) != len(names):
-        raise GpcnetError(f"--settings: a setting is repeated in {text!r}")
-    return names
+    return choice_list("--settings", "setting", text, SETTINGS, names)
 
 
 def check_sizes(nodes: list, n: int, rotations: int) -> None:

@@ -234,7 +234,27 @@ def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool)
     return {"kind": KIND, "schema_version": SCHEMA, "config": config, "nodes": nodes, "runs": []}
 
 
-def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
+def _run_spec(spec: dict, study: dict, launcher, workdir: Path) -> dict:
+    if spec.get("instances"):  # the interleaved bully: several applications at once
+        from gpcnet.study.interleave import run_interleaved
+        return run_interleaved(spec, study, launcher, workdir)
+    return run_one(spec, study, launcher, workdir)
+
+
+def _started(spec: dict) -> str:
+    return f"app on {len(spec['app_nodes'])} nodes, congestor on {len(spec['congestor_nodes'])}"
+
+
+def _finished(rec: dict) -> str:
+    return f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
+
+
+def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_run_spec,
+              started=_started, finished=_finished, resumable: bool = True) -> int:
+    """Every spec not yet done, one after another, the study saved after
+    each. `run(spec, study, launcher, workdir)` makes a run's record;
+    `started(spec)` and `finished(rec)` are its progress lines (a study
+    kind such as `gpcnet study scale` gives its own)."""
     workdir = path.with_name(path.stem + ".d")
     if workdir.is_symlink() or (workdir.exists() and not workdir.is_dir()):
         raise GpcnetError(f"{workdir}: not a directory of ours (a link or a file); remove it first")
@@ -247,28 +267,20 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print) -> int:
     if done:
         log(f"resuming: {len(done)} runs done, {len(todo)} to go")
     for i, spec in enumerate(todo, 1):
-        log(f"[{i}/{len(todo)}] {spec['id']}: app on {len(spec['app_nodes'])} nodes, "
-            f"congestor on {len(spec['congestor_nodes'])}")
+        log(f"[{i}/{len(todo)}] {spec['id']}: {started(spec)}")
         try:
-            if spec.get("instances"):  # the interleaved bully: several applications at once
-                from gpcnet.study.interleave import run_interleaved
-                rec = run_interleaved(spec, study, launcher, workdir)
-            else:
-                rec = run_one(spec, study, launcher, workdir)
+            rec = run(spec, study, launcher, workdir)
         except KeyboardInterrupt as e:
             with ignoring_termination():
                 for proc in list(_LIVE):
                     _stop(proc, 5)
                 ok = sum(r.get("status") == "ok" for r in study["runs"])
-                log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}; "
-                    "continue with the same command and --resume")
+                log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}"
+                    + ("; continue with the same command and --resume" if resumable else ""))
             return exit_code(e)
         study["runs"] = [r for r in study["runs"] if r["id"] != spec["id"]] + [rec]
         save(study, path)
-        if rec["status"] == "ok":
-            log(f"    {rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else ""))
-        else:
-            log(f"    FAILED: {rec['error']}")
+        log(f"    {finished(rec)}" if rec["status"] == "ok" else f"    FAILED: {rec['error']}")
     failed = [r for r in study["runs"] if r.get("status") != "ok"]
     log(f"wrote {path}: {len(study['runs']) - len(failed)} runs ok, {len(failed)} failed")
     return 1 if failed else 0

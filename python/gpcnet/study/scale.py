@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from gpcnet.errors import GpcnetError
-from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interrupt
+from gpcnet.signals import terminate_as_interrupt
 from gpcnet.study import launch, runner
 
 PAPER_COUNTS = "16,32,64,86,106,128"
@@ -86,32 +86,14 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     return rec
 
 
-def run_all(study: dict, specs: list, launcher, path: Path, log=print) -> int:
-    workdir = path.with_name(path.stem + ".d")
-    if workdir.is_symlink() or (workdir.exists() and not workdir.is_dir()):
-        raise GpcnetError(f"{workdir}: not a directory of ours (a link or a file); remove it first")
-    workdir.mkdir(exist_ok=True)
-    launcher.workdir = workdir
-    for i, spec in enumerate(specs, 1):
-        log(f"[{i}/{len(specs)}] {spec['id']}: network_load_test on {len(spec['app_nodes'])} nodes")
-        try:
-            rec = run_one(spec, study, launcher, workdir)
-        except KeyboardInterrupt as e:
-            with ignoring_termination():
-                for proc in list(runner._LIVE):
-                    runner._stop(proc, 5)
-                log(f"interrupted during {spec['id']}: the finished runs are kept in {path}")
-            return exit_code(e)
-        study["runs"].append(rec)
-        runner.save(study, path)
-        lt = rec.get("load_test") or {}
-        ratio = (rec.get("counters") or {}).get("metric", {}).get("stall_ratio")
-        log(f"    FAILED: {rec['error']}" if rec["status"] != "ok" else
-            f"    bandwidth ratio {lt['bandwidth_ratio']:.3f}, stall/flit ratio "
+def _started(spec: dict) -> str:
+    return f"network_load_test on {len(spec['app_nodes'])} nodes"
+
+
+def _finished(rec: dict) -> str:
+    ratio = (rec.get("counters") or {}).get("metric", {}).get("stall_ratio")
+    return (f"bandwidth ratio {rec['load_test']['bandwidth_ratio']:.3f}, stall/flit ratio "
             + ("-" if ratio is None else f"{ratio:.4g}"))
-    failed = [r for r in study["runs"] if r.get("status") != "ok"]
-    log(f"wrote {path}: {len(study['runs']) - len(failed)} runs ok, {len(failed)} failed")
-    return 1 if failed else 0
 
 
 def cmd_scale(args) -> int:
@@ -120,10 +102,7 @@ def cmd_scale(args) -> int:
     counts = parse_counts(args.node_counts, len(nodes))
     if args.repetitions < 1:
         raise GpcnetError(f"--repetitions {args.repetitions}: expected 1 or more")
-    if not (math.isfinite(args.counter_interval) and args.counter_interval > 0):
-        raise GpcnetError(f"--counter-interval {args.counter_interval:g}: expected seconds above 0 (e.g. 1)")
-    if not (math.isfinite(args.stall_threshold) and args.stall_threshold >= 0):
-        raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
+    cli.check_sampling(args)
     if not (math.isfinite(args.timeout) and args.timeout >= 0):
         raise GpcnetError(f"--timeout {args.timeout:g}: expected seconds, 0 (none) or more")
     try:
@@ -144,7 +123,8 @@ def cmd_scale(args) -> int:
     study = runner.open_study(out, cfg, nodes, False, args.force)
     launcher = launch.make(args.launcher, args.ppn, out.parent, args.launcher_args)
     with terminate_as_interrupt():  # SIGTERM/SIGHUP: stop as on Ctrl-C, keep the finished runs
-        return run_all(study, specs, launcher, out, log=cli._say)
+        return runner.run_study(study, specs, launcher, out, log=cli._say, run=run_one,
+                                started=_started, finished=_finished, resumable=False)
 
 
 def add_parser(ss) -> None:
@@ -166,19 +146,10 @@ def add_parser(ss) -> None:
                    help="network_load_test options (default none: the published run)")
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
                    help="stop a run after SEC seconds (recorded as failed; default none)")
-    p.add_argument("--counters", choices=["auto", "none"], default="auto",
-                   help="sample the counters of the load test's ports during each run (default auto)")
-    p.add_argument("--counter-interval", type=float, default=1.0, metavar="SEC",
-                   help="seconds between counter samples (default 1)")
-    from gpcnet.study.cli import DEFAULT_STALL_THRESHOLD
-    p.add_argument("--stall-threshold", type=float, default=DEFAULT_STALL_THRESHOLD, metavar="PER_S",
-                   help="drop a port's interval whose stalls per second are below this (default %(default)g)")
+    from gpcnet.study import cli
+    cli.sampling_options(p, "the load test's")
     p.add_argument("-o", "--output", default="scale.json", metavar="FILE",
                    help="study JSON (default scale.json; job files in FILE's stem + .d/)")
     p.add_argument("--force", action="store_true", help="overwrite --output")
-    src = p.add_argument_group("node list (one of)")
-    src.add_argument("--nodes", metavar="LIST", help="Slurm-style list, e.g. node[001-128]")
-    src.add_argument("--hostfile", metavar="FILE", help="first word of each line")
-    src.add_argument("--slurm", action="store_true", help="the current allocation (scontrol show hostnames)")
-    src.add_argument("--testbed", action="store_true", help="the hosts of the running gpcnet testbed")
+    cli.node_list_options(p, "node[001-128]")
     p.set_defaults(func=cmd_scale)
