@@ -93,9 +93,13 @@ const canary_kernel_t *canary_find(const char *id);
  * the test (timeout agreement and start barrier). The kernel is set up with
  * params (the run configuration's). slice_index seeds the rings.
  * converge_tol > 0 ends the test once its Avg and 99% have settled
- * (infra/converge.h). Returns the rank's accumulator, not yet reduced. */
+ * (infra/converge.h). tl (canary/timeline.h; NULL: none) also records the
+ * values over time, after each timed loop. Returns the rank's accumulator,
+ * not yet reduced. */
+struct timeline;
 void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
                     double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
-                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc);
+                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc,
+                    struct timeline *tl);
 
 #endif

@@ -278,16 +278,8 @@ static void setup_in_turn(void *arg)
 
 void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
                     double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
-                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc)
-{
-    canary_measure_timeline(k, params, limits, time_limit, converge_tol, slice, slice_index,
-                            test_comm, ring_seed, acc, NULL);
-}
-
-void canary_measure_timeline(const canary_kernel_t *k, const canary_params_t *params,
-                             loop_limits_t limits, double time_limit, double converge_tol,
-                             MPI_Comm slice, int slice_index, MPI_Comm test_comm,
-                             unsigned long long ring_seed, stats_acc_t *acc, timeline_t *tl)
+                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc,
+                    timeline_t *tl)
 {
     stats_init(acc);
     /* Slices set up one after another (see infra/turns.h). */

@@ -47,11 +47,4 @@ void timeline_coarsen_to(timeline_t *tl, double width);
  * all: the widest). Collective over comm. */
 void timeline_reduce(timeline_t *tl, MPI_Comm comm);
 
-/* canary_measure (canary.h), recording the values over time into tl
- * (NULL: exactly canary_measure). */
-void canary_measure_timeline(const canary_kernel_t *k, const canary_params_t *params,
-                             loop_limits_t limits, double time_limit, double converge_tol,
-                             MPI_Comm slice, int slice_index, MPI_Comm test_comm,
-                             unsigned long long ring_seed, stats_acc_t *acc, timeline_t *tl);
-
 #endif

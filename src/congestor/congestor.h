@@ -28,7 +28,7 @@ typedef struct {
     int message_doubles;
     /* --burst, --burst-intensity, --burst-jitter: steady unless given. No
      * kernel reads it: the loops around the kernels pace them
-     * (congestor_pass_burst, burst_iterate), so every kernel is bursty. */
+     * (congestor_pass, burst_iterate), so every kernel is bursty. */
     burst_shape_t burst;
 } congestor_params_t;
 
@@ -76,16 +76,6 @@ typedef struct {
     MPI_Request *done;
 } congestor_pass_stop_t;
 
-/* One pass: up to `measurements` measurements of `iterations` iterations,
- * ended early once any rank of comm passes the time limit, or on `stop`
- * (NULL: never), agreed with one non-blocking reduction per measurement so
- * the load stays steady and every rank runs the same measurements. With
- * acc, the pass is measured (samples and one bulk value per rank).
- * Returns 1 when the pass ended because `stop->done` completed. */
-int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
-                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
-                   stats_acc_t *acc);
-
 /* A congestor's view of the bursts: the schedule and t0, the MPI_Wtime()
  * of the congestors' common start on this rank (docs/congestion-studies.md
  * #bursty-congestion). */
@@ -94,15 +84,21 @@ typedef struct {
     double t0;
 } burst_run_t;
 
-/* congestor_pass under a burst shape (burst NULL or steady: exactly
- * congestor_pass). Each iteration starts only when burst_wait allows it:
- * the loop around the kernel waits out OFF periods and paces ON periods.
- * The samples are the kernel's own iteration times; the bulk bandwidth
- * counts the ON time (iterations and the pacing gaps between them, not the
- * OFF periods), so it is the achieved injection rate during bursts. */
-int congestor_pass_burst(const congestor_kernel_t *k, void *state, MPI_Comm comm,
-                         int measurements, int iterations, double time_limit,
-                         const congestor_pass_stop_t *stop, stats_acc_t *acc, burst_run_t *burst);
+/* One pass: up to `measurements` measurements of `iterations` iterations,
+ * ended early once any rank of comm passes the time limit, or on `stop`
+ * (NULL: never), agreed with one non-blocking reduction per measurement so
+ * the load stays steady and every rank runs the same measurements. With
+ * acc, the pass is measured (samples and one bulk value per rank).
+ * Under a burst shape (burst not NULL and not steady) each iteration starts
+ * only when burst_wait allows it: the loop around the kernel waits out OFF
+ * periods and paces ON periods; the samples are the kernel's own iteration
+ * times, and the bulk bandwidth counts the ON time (iterations and the
+ * pacing gaps between them, not the OFF periods), so it is the achieved
+ * injection rate during bursts. burst NULL or steady: the published loop.
+ * Returns 1 when the pass ended because `stop->done` completed. */
+int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
+                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
+                   stats_acc_t *acc, burst_run_t *burst);
 
 /* iterations paced iterations of k (network_congestor's rounds); durations
  * (may be NULL) receives each iteration's time. Returns the seconds spent

@@ -60,15 +60,7 @@ static void account(stats_acc_t *acc, converge_t *conv, const double *durations,
 
 int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
                    int iterations, double time_limit, const congestor_pass_stop_t *stop,
-                   stats_acc_t *acc)
-{
-    return congestor_pass_burst(k, state, comm, measurements, iterations, time_limit, stop, acc,
-                                NULL);
-}
-
-int congestor_pass_burst(const congestor_kernel_t *k, void *state, MPI_Comm comm,
-                         int measurements, int iterations, double time_limit,
-                         const congestor_pass_stop_t *stop, stats_acc_t *acc, burst_run_t *burst)
+                   stats_acc_t *acc, burst_run_t *burst)
 {
     /* Steady: the published loops below, untouched. */
     int paced = burst && !burst_is_steady(&burst->clock.shape);

@@ -85,7 +85,7 @@ int network_test_main(int argc, char **argv)
         if (test_comm != MPI_COMM_NULL)
             canary_measure(k, &run.cfg.canary_params, run.cfg.limits[t], run.opt.time_limit,
                            run.opt.converge, slice, run.nodes.my_local, test_comm,
-                           run.opt.ring_seed, acc);
+                           run.opt.ring_seed, acc, NULL);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(&run, t, acc, test_comm, wall, "isolated", "Isolated Network Tests",
                              1);

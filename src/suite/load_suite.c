@@ -60,9 +60,9 @@ static void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double
 static void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc, burst_run_t *burst)
 {
     congestor_pass_stop_t stop = {run->opt.converge, NULL};
-    congestor_pass_burst(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                         run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit,
-                         &stop, acc, burst);
+    congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc,
+                   burst);
 }
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
@@ -90,9 +90,8 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
         load_sync_watch_post(sync, &done);
         congestor_pass_stop_t stop = {0.0, &done.req};
         const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
-        while (!congestor_pass_burst(k, ro->state, ro->congestor_comm,
-                                     run->cfg.congestor_measurements, ro->iterations,
-                                     run->opt.time_limit, &stop, NULL, burst))
+        while (!congestor_pass(k, ro->state, ro->congestor_comm, run->cfg.congestor_measurements,
+                               ro->iterations, run->opt.time_limit, &stop, NULL, burst))
             ;
         load_sync_watch_wait(&done);
         return;
@@ -100,9 +99,9 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     int seen = 0, all_seen = 0;
     agree_t agreement = AGREE_NONE;
     for (;;) {
-        congestor_pass_burst(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                             run->cfg.congestor_measurements, ro->iterations,
-                             run->opt.time_limit, NULL, NULL, burst);
+        congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
+                       run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
+                       NULL, burst);
         load_sync_watch_post(sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
         if (all_seen)
@@ -117,10 +116,9 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure_timeline(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
-                                run->opt.time_limit, run->opt.converge, ro->canary_slice,
-                                ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc,
-                                bursts->tl);
+        canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
+                       run->opt.time_limit, run->opt.converge, ro->canary_slice,
+                       ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc, bursts->tl);
     load_sync_canaries_done(sync);
 }
 
@@ -173,7 +171,7 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
         if (ro->canary_test != MPI_COMM_NULL)
             canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
                            o->time_limit, o->converge, ro->canary_slice, ro->canary_slice_index,
-                           ro->canary_test, o->ring_seed, acc);
+                           ro->canary_test, o->ring_seed, acc, NULL);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
                              "Isolated Network Tests", 1);
