@@ -25,6 +25,41 @@ def binary(name: str) -> Path:
     return build_dir() / name
 
 
+# The directories each testbed host has to itself (gpcnet.testbed.netns
+# .PRIVATE_DIRS): a build below one of them (a checkout in mktemp -d's
+# /tmp) is not there on the hosts, as node-local storage is not on a
+# cluster's other nodes.
+HOST_PRIVATE = ("/tmp", "/dev/shm", "/run")
+PROGRAMS = ("network_test", "network_load_test", "network_congestor")
+_shared_copy = []
+
+
+def host_private(path) -> bool:
+    real = str(Path(path).resolve())
+    return any(real == d or real.startswith(d + "/") for d in HOST_PRIVATE)
+
+
+def on_every_host(name: str) -> Path:
+    """The build's program `name` at a path every testbed host sees: the
+    build itself, or (when the build is below a host-private directory) a
+    copy of the programs in one directory under /var/tmp, made once per
+    session and removed at its end."""
+    path = binary(name)
+    if not host_private(path):
+        return path
+    if not _shared_copy:
+        import atexit
+        import tempfile
+        d = Path(tempfile.mkdtemp(prefix="gpcnet-test-bin-", dir="/var/tmp"))
+        d.chmod(0o755)
+        atexit.register(shutil.rmtree, d, True)
+        for program in PROGRAMS:
+            if binary(program).exists():
+                shutil.copy2(binary(program), d / program)
+        _shared_copy.append(d)
+    return _shared_copy[0] / name
+
+
 def built(name: str) -> str:
     """A program of the build, or the test fails saying how to build it."""
     import pytest

@@ -18,4 +18,5 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def congestor_bin():
-    return mpi_harness.built("network_congestor")
+    mpi_harness.built("network_congestor")
+    return str(mpi_harness.on_every_host("network_congestor"))

@@ -41,6 +41,10 @@ def pytest_collection_modifyitems(config, items):
 def gpcnet(*args, timeout=600, check=True, cwd=None):
     """Run the gpcnet CLI of this checkout; returns CompletedProcess."""
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    if cwd is None and mpi_harness.host_private(REPO):
+        # A checkout in /tmp is not on the hosts: run from a directory
+        # they share, as a job on a cluster runs from a shared file system.
+        cwd = "/var/tmp"
     p = subprocess.run([sys.executable, "-m", "gpcnet", *map(str, args)], capture_output=True,
                        text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL, cwd=cwd)
     if check and p.returncode != 0:
@@ -82,7 +86,7 @@ def binary(name):
     b = mpi_harness.binary(name)
     if not b.exists():
         pytest.skip(f"{b} not built (cmake --build build, or set GPCNET_BUILD_DIR)")
-    return b
+    return mpi_harness.on_every_host(name)
 
 
 @pytest.fixture
