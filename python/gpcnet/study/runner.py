@@ -104,7 +104,7 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
     return cong
 
 
-def _run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> None:
+def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> None:
     """Start the application (and the counter sampler just before it), wait
     for it, record its times and the counters; RunFailed if it failed."""
     rid = spec["id"]
@@ -171,7 +171,7 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     try:
         if spec["congestor_nodes"]:
             cong = _start_congestor(spec, cfg, launcher, workdir, rec, names)
-        _run_app(spec, cfg, launcher, workdir, rec, cong)
+        run_app(spec, cfg, launcher, workdir, rec, cong)
         rec["status"] = "ok"
     except RunFailed as e:
         rec["status"] = "failed"

@@ -69,7 +69,7 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     run_cfg = dict(cfg, app_command=[*cfg["app_command"], *launcher.congestor_args(), *bound, "--quiet",
                                      "--force", "--output-dir", str(out_dir), "--json", str(ljson)])
     try:
-        runner._run_app(spec, run_cfg, launcher, workdir, rec, None)
+        runner.run_app(spec, run_cfg, launcher, workdir, rec, None)
         names = launcher.program_names(spec["app_nodes"])
         got = congestor_job.summary(dict(cfg, congestor_kind="load-test"), ljson, names, spec["app_nodes"])
         if got.get("error"):
