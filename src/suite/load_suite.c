@@ -11,6 +11,8 @@
 #include "infra/node_lists.h"
 #include "infra/progress.h"
 #include "infra/report.h"
+#include "suite/burst_sweep.h"
+#include "suite/load_phase.h"
 #include "suite/load_placement.h"
 #include "suite/load_roles.h"
 #include "suite/load_sync.h"
@@ -122,20 +124,16 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
     load_sync_canaries_done(sync);
 }
 
-/* The Congestion Impact of one congestor set (rank 0): cell < 0 is all the
- * congestors together (printed as the reference's Key Results), cell k
- * kernel k alone (printed in the matrix at the end). */
-static void record_impact(run_t *run, int cell)
+/* The Congestion Impact of one loaded phase (rank 0): the published phase
+ * prints it as the reference's Key Results, a sweep cell in its matrix at
+ * the end. */
+static void record_impact(run_t *run, const load_phase_t *ph)
 {
     if (run->rank != 0)
         return;
-    char loaded[96];
-    const char *set = cell < 0 ? IMPACT_ALL_CONGESTORS : run->cfg.congestors[cell]->id;
-    if (cell < 0)
-        snprintf(loaded, sizeof(loaded), "loaded");
-    else
-        snprintf(loaded, sizeof(loaded), "loaded_by:%s", set);
-    if (cell < 0)
+    const char *loaded = ph->table, *set = ph->impact_set;
+    int key_results = !ph->own_table;
+    if (key_results)
         report_impact_begin(stdout);
     for (int t = 0; t < run->cfg.n_tests; t++) {
         const char *id = run->cfg.tests[t]->id;
@@ -152,7 +150,7 @@ static void record_impact(run_t *run, int cell)
         c->p99 = impact_ratio(iso->p99, load->p99, hib);
         c->avg_printed = impact_ratio_printed(iso->avg, load->avg, hib);
         c->p99_printed = impact_ratio_printed(iso->p99, load->p99, hib);
-        if (cell < 0)
+        if (key_results)
             report_impact_row(stdout, c->name, c->avg_printed, c->p99_printed);
     }
 }
@@ -211,30 +209,42 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
 /* 3. Each canary test with the congestors running: all of them (cell < 0,
  * the published sequence) or, for --congestor-sweep, kernel `cell` alone
  * on every congestor node. */
-static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
-                         int cell, load_timeline_t *timeline)
+static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
+{
+    memset(ph, 0, sizeof(*ph));
+    ph->kernel = cell;
+    ph->own_table = cell >= 0;
+    if (cell < 0) {
+        snprintf(ph->table, sizeof(ph->table), "loaded");
+        snprintf(ph->title, sizeof(ph->title), "Network Tests running with Congestion Tests");
+        snprintf(ph->impact_set, sizeof(ph->impact_set), "%s", IMPACT_ALL_CONGESTORS);
+        snprintf(ph->progress, sizeof(ph->progress), "with congestion");
+        return;
+    }
+    const char *id = run->cfg.congestors[cell]->id;
+    char name[80];
+    congestor_display_name(run->cfg.congestors[cell], &run->cfg.congestor_params, name,
+                           sizeof(name));
+    snprintf(ph->cell_id, sizeof(ph->cell_id), "%s:", id);
+    snprintf(ph->table, sizeof(ph->table), "loaded_by:%s", id);
+    snprintf(ph->title, sizeof(ph->title), "Network Tests running with %s Only", name);
+    snprintf(ph->impact_set, sizeof(ph->impact_set), "%s", id);
+    snprintf(ph->progress, sizeof(ph->progress), "%s", id);
+}
+
+void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
+                    const load_phase_t *ph, load_timeline_t *timeline)
 {
     const options_t *o = &run->opt;
-    char table[96], title[160], cell_id[48] = "", cell_name[80] = "";
-    if (cell < 0) {
-        snprintf(table, sizeof(table), "loaded");
-        snprintf(title, sizeof(title), "Network Tests running with Congestion Tests");
-    } else {
-        congestor_display_name(run->cfg.congestors[cell], &run->cfg.congestor_params, cell_name,
-                               sizeof(cell_name));
-        snprintf(cell_id, sizeof(cell_id), "%s:", run->cfg.congestors[cell]->id);
-        snprintf(table, sizeof(table), "loaded_by:%s", run->cfg.congestors[cell]->id);
-        snprintf(title, sizeof(title), "Network Tests running with %s Only", cell_name);
-    }
+    const char *table = ph->table, *title = ph->title;
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
-    if (run->rank == 0 && (cell >= 0 || !o->verbose))
+    if (run->rank == 0 && (ph->own_table || !o->verbose))
         report_table_begin(stdout, title, o->verbose);
     for (int t = 0; t < run->cfg.n_tests; t++) {
         const canary_kernel_t *k = run->cfg.tests[t];
-        progress_step(cell < 0 ? "with congestion" : run->cfg.congestors[cell]->id, k->name,
-                      o->time_limit);
-        if (run->rank == 0 && o->verbose && cell < 0) {
+        progress_step(ph->progress, k->name, o->time_limit);
+        if (run->rank == 0 && o->verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
             char base[64], vtitle[160];
             snprintf(base, sizeof(base), "%s", k->name);
@@ -260,15 +270,15 @@ static void loaded_phase(run_t *run, roles_t *ro, const load_sync_t *sync, stats
          * alone here and reported by collect_congestors below. */
         suite_collect_canary(run, t, acc, ro->canary_test, wall, table, title, 1);
         char ctable[128], ctitle[200];
-        snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", cell_id, k->id);
+        snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", ph->cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
-        collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, cell);
+        collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, ph->kernel);
         load_bursts_end(run, ro, &bursts, timeline, t, table);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
         suite_phase_end(run, phase, wall);
     }
-    record_impact(run, cell);
+    record_impact(run, ph);
 }
 
 static void print_preamble(run_t *run)
@@ -290,6 +300,7 @@ int network_load_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){load_summary_json, NULL});
     load_timeline_t timeline = {0, 0, NULL}; /* --timeline: filled on world rank 0 */
     run_add_json_section(&run, (run_json_section_t){load_timeline_json, &timeline});
+    run_add_json_section(&run, (run_json_section_t){burst_sweep_json, NULL});
     const options_t *o = &run.opt;
     load_check_node_count(&run);
     if (run.rank == 0) {
@@ -297,6 +308,7 @@ int network_load_test_main(int argc, char **argv)
         run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
     }
     int cells = o->congestor_sweep ? run.cfg.n_congestors : 0;
+    cells += burst_sweep_cells(o);
     int steps =
         o->repeat * ((2 + cells) * run.cfg.n_tests + (o->verbose ? run.cfg.n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
@@ -327,20 +339,26 @@ int network_load_test_main(int argc, char **argv)
         isolated_phase(&run, &ro, acc);
         if (o->verbose)
             baseline_phase(&run, &ro, acc);
+        load_phase_t phase;
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
-        for (int cell = 0; cell < cells; cell++) {
+        for (int cell = 0; o->congestor_sweep && cell < run.cfg.n_congestors; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
-            loaded_phase(&run, &only, &sync, acc, cell, &timeline);
+            kernel_phase(&run, cell, &phase);
+            load_phase_run(&run, &only, &sync, acc, &phase, &timeline);
             roles_free(&run, &only);
         }
-        loaded_phase(&run, &ro, &sync, acc, -1, &timeline);
+        burst_sweep_run(&run, &ro, &sync, acc, &timeline); /* nothing without --burst-sweep */
+        kernel_phase(&run, -1, &phase);
+        load_phase_run(&run, &ro, &sync, acc, &phase, &timeline);
         load_sync_free(&sync);
         roles_free(&run, &ro);
     }
     run.repetition = o->repeat;
-    if (run.rank == 0 && cells)
+    if (run.rank == 0 && o->congestor_sweep)
         load_summary_print_matrix(stdout, &run);
+    if (run.rank == 0)
+        burst_sweep_print_matrix(stdout, &run);
     if (run.rank == 0 && o->repeat > 1)
         load_summary_print_repeats(stdout, &run);
     free(acc);

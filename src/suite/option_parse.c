@@ -177,6 +177,8 @@ static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *
         return set_path(opt, val, (char *)f, err, errlen);
     case OT_BURST:
         return option_burst_parse(opt, val, (double *)f, err, errlen);
+    case OT_BURST_SWEEP:
+        return option_burst_sweep_parse(opt, val, (burst_sweep_t *)f, err, errlen);
     case OT_TESTS:
         return parse_list(opt, val, tests, o->tests, NULL, &o->n_tests, err, errlen);
     case OT_CONGESTORS:

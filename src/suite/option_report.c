@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suite/option_burst.h"
 #include "suite/option_table.h"
 
 /* What the run resolved, written in a key's place instead of the row's
@@ -221,7 +222,9 @@ static void show_burst(const run_t *run)
 static void config_burst(json_writer_t *w, const run_t *run)
 {
     const burst_shape_t *b = &run->cfg.congestor_params.burst;
-    if (burst_is_steady(b))
+    /* A --burst-sweep run sets the shape cell by cell: its grid is the
+     * record ("burst_sweep"), not the cell running now. */
+    if (burst_is_steady(b) || run->opt.burst_sweep.n_on > 0)
         return;
     jw_object_begin(w, "burst");
     if (run->opt.burst[0] > 0.0) {
@@ -234,6 +237,16 @@ static void config_burst(json_writer_t *w, const run_t *run)
     jw_number(w, "intensity", b->intensity);
     jw_number(w, "jitter", b->jitter);
     jw_object_end(w);
+}
+
+static void show_burst_sweep(const run_t *run)
+{
+    option_burst_sweep_show(stdout, &run->opt);
+}
+
+static void config_burst_sweep(json_writer_t *w, const run_t *run)
+{
+    option_burst_sweep_json(w, &run->opt);
 }
 
 static void show_timeline(const run_t *run)
@@ -250,6 +263,7 @@ static void config_timeline(json_writer_t *w, const run_t *run)
 
 static const hook_t hooks[] = {
     {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
+    {"burst_sweep", OPT_LT, show_burst_sweep, config_burst_sweep},
     {"timeline", OPT_LT, show_timeline, config_timeline},
     {"official_default", OPT_ANY, show_official, config_official},
     {"seed", OPT_LT | OPT_NC, show_seed, config_seed},

@@ -84,9 +84,17 @@ const opt_row_t option_table[] = {
      .lo = 0.0, .hi = 1.0, .hi_open = 1, .what = "a relative variation", .def = 0.0,
      .metavar = "F",
      .help = "vary every ON and OFF by up to +-F of its length,\n"
-             "the same from the same seed (needs --burst;\n"
-             "default {default})",
+             "the same from the same seed (needs --burst or\n"
+             "--burst-sweep; default {default})",
      .key = "burst_jitter", .official = OPT_LT | OPT_NC},
+    {"--burst-sweep", NULL, OPT_LT, OT_BURST_SWEEP, OPT_FIELD(burst_sweep, burst_sweep_t), NONE,
+     .metavar = "GRID",
+     .help = "a loaded phase per ON x OFF x intensity cell, e.g.\n"
+             "'ON=10ms,50ms;OFF=50ms,200ms;INTENSITY=0.5,1'\n"
+             "(quoted; INTENSITY default 1; up to 8 values\n"
+             "each), then the steady one; prints the impact\n"
+             "matrix by burst shape",
+     .key = "burst_sweep", .official = OPT_LT},
     {"--timeline", NULL, OPT_LT, OT_FLAG, OPT_FIELD(timeline, int), NONE,
      .help = "record the canaries' values over time and their\n"
              "Avg and 99% during and between bursts, and the\n"
@@ -291,6 +299,8 @@ int option_differs(const options_t *o, const opt_row_t *row)
         return strcmp((const char *)f, row->def_text ? row->def_text : "") != 0;
     case OT_BURST:
         return ((const double *)f)[0] > 0.0;
+    case OT_BURST_SWEEP:
+        return ((const burst_sweep_t *)f)->n_on > 0;
     default:
         return 0;
     }

@@ -24,7 +24,8 @@ typedef enum {
     OT_TESTS,     /* names from the test catalogue */
     OT_CONGESTORS,/* names from the congestor catalogue, each with a weight */
     OT_CHOICE,    /* int: index into .choices */
-    OT_BURST      /* double[2]: "ON,OFF" durations (option_burst.h) */
+    OT_BURST,     /* double[2]: "ON,OFF" durations (option_burst.h) */
+    OT_BURST_SWEEP /* burst_sweep_t: "ON=..;OFF=..;INTENSITY=.." (option_burst.h) */
 } opt_type_t;
 
 #define OPT_NO_FIELD ((size_t)-1)

@@ -23,6 +23,14 @@ typedef enum { PLACEMENT_SPLIT, PLACEMENT_COLOCATED } placement_kind_t;
 
 typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
 
+/* --burst-sweep: the ON x OFF x intensity grid of a load test, every cell
+ * one loaded phase (docs/congestion-studies.md#burst-sweep). */
+#define BURST_SWEEP_MAX 8
+typedef struct {
+    int n_on, n_off, n_intensity; /* n_on 0: no sweep */
+    double on[BURST_SWEEP_MAX], off[BURST_SWEEP_MAX], intensity[BURST_SWEEP_MAX]; /* s, s, share */
+} burst_sweep_t;
+
 typedef struct {
     const char *const *ids; /* e.g. "rr_two_sided_lat" */
     int count;
@@ -77,6 +85,7 @@ typedef struct {
     double burst_intensity;           /* share of the full injection rate while ON, (0, 1] */
     double burst_jitter;              /* relative random variation of ON and OFF, [0, 1) */
     int timeline;                     /* load test: canary values over time (--timeline) */
+    burst_sweep_t burst_sweep;        /* load test: --burst-sweep grid (n_on 0: none) */
 
     /* network_congestor */
     double duration;                  /* > 0: run this long */

@@ -83,6 +83,18 @@ BAD = [
     ("network_congestor", ["--burst", "2s,1s", "--duration", "1"]),
     ("network_congestor", ["--timeline"]),
     ("network_test", ["--burst", "1s,1s"]),
+    ("network_load_test", ["--burst-sweep", "ON=;OFF=50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=0"]),
+    ("network_load_test", ["--burst-sweep", "ON=-10ms;OFF=50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=50ms;INTENSITY=0,1"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=50ms;INTENSITY=1.5"]),
+    ("network_load_test", ["--burst-sweep", "OFF=50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;ON=20ms;OFF=50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms,20s;OFF=50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=50ms", "--burst", "10ms,50ms"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=50ms", "--burst-intensity", "0.5"]),
+    ("network_load_test", ["--burst-sweep", "ON=10ms;OFF=50ms", "--congestor-sweep"]),
+    ("network_congestor", ["--burst-sweep", "ON=10ms;OFF=50ms"]),
 ]
 
 TINY = ["--measurements", "1", "--rings", "1", "--iterations", "1", "--warmup", "0"]

@@ -1,6 +1,6 @@
 """The option table's output against golden files made from the commit
 before it: --help of the three programs, the first error line and exit
-status of 43 bad options, and the settings lines and JSON config of five
+status of the bad options, and the settings lines and JSON config of five
 option combinations (options_golden.py has the cases)."""
 import sys
 from pathlib import Path
