@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "infra/fatal.h"
 #include "suite/run_record.h"
@@ -43,6 +44,12 @@ void load_bursts_begin(run_t *run, const roles_t *ro, load_bursts_t *b)
      * clock; from here on each rank follows the schedule on its clock. */
     MPI_Barrier(run->world);
     b->burst.t0 = MPI_Wtime();
+    /* The wall clock beside it lets series taken outside the program (the
+     * testbed's port counters) be put on the timeline's axis. */
+    struct timespec now;
+    b->epoch_s = NAN;
+    if (run->rank == 0 && timespec_get(&now, TIME_UTC) == TIME_UTC)
+        b->epoch_s = (double)now.tv_sec + now.tv_nsec * 1e-9;
     burst_clock_init(&b->burst.clock, shape, schedule_seed(run));
     double h = schedule_fingerprint(shape, schedule_seed(run));
     double v[4] = {b->burst.t0, -b->burst.t0, h, -h};
@@ -97,6 +104,7 @@ static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, i
     r->higher_is_better = k->higher_is_better;
     r->spread_s = b->spread_s;
     r->schedule_agreed = b->schedule_agreed;
+    r->epoch_s = b->epoch_s;
     const result_t *iso = run_find(run, "isolated", k->id);
     r->reference = iso ? iso->avg : NAN;
     r->width = msg[MSG_WIDTH];
@@ -195,6 +203,7 @@ static void record_json(json_writer_t *w, const timeline_record_t *r)
     jw_string(w, "unit", r->unit);
     jw_number(w, "start_spread_s", r->spread_s);
     jw_bool(w, "schedule_agreed", r->schedule_agreed);
+    jw_number(w, "start_epoch_s", r->epoch_s);
     jw_number(w, "isolated_avg", r->reference);
     phase_json(w, "during_bursts", r->during);
     phase_json(w, "between_bursts", r->between);

@@ -18,6 +18,7 @@ typedef struct {
     timeline_t *tl;      /* canary ranks of a test, with --timeline */
     double spread_s;     /* max - min of the ranks' t0 (meaningful on one host's clock) */
     int schedule_agreed; /* every rank derived the same schedule */
+    double epoch_s;      /* world rank 0: wall clock (seconds since 1970) at its t0 */
 } load_bursts_t;
 
 /* One loaded test's merged timeline, on world rank 0. */
@@ -26,6 +27,7 @@ typedef struct {
     int repetition, higher_is_better;
     double spread_s;
     int schedule_agreed;
+    double epoch_s;   /* wall clock of the common start, to line up outside series */
     double reference; /* the isolated Avg */
     double width;
     int first, n_bins; /* bins first .. first + n_bins - 1 (the ones with values) */

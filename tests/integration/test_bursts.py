@@ -6,6 +6,7 @@ the congestors of the default mix): on 2 oversubscribed cores the
 congestors' pauses also hand the canaries the CPU, so the latency during
 bursts is well above the latency between them whatever else runs. The
 other checks are invariants (counts, bounds, agreement), not timings."""
+import datetime
 import socket
 
 import pytest
@@ -70,6 +71,13 @@ def test_timeline_is_bounded_and_adds_up(bursty, harness):
         assert 0.0 <= rc["min_s"] <= rc["p25_s"] <= rc["median_s"] <= rc["p75_s"] <= rc["max_s"]
         assert rc["max_s"] <= 0.3 + 1e-9  # within an OFF period
     assert rec["isolated_avg"] > 0.0
+    # The wall clock of the common start (to line up the testbed's counters):
+    # seconds since 1970, after the run's start, which has second resolution.
+    started = datetime.datetime.strptime(doc["started_at"], "%Y-%m-%dT%H:%M:%SZ")
+    finished = datetime.datetime.strptime(doc["finished_at"], "%Y-%m-%dT%H:%M:%SZ")
+    utc = datetime.timezone.utc
+    assert started.replace(tzinfo=utc).timestamp() <= rec["start_epoch_s"] \
+        <= finished.replace(tzinfo=utc).timestamp() + 1
 
 
 def test_sweep_cells_each_get_a_timeline(harness, tmp_path):

@@ -110,18 +110,37 @@ def cmd_status(args) -> int:
 
 def cmd_run(args) -> int:
     from gpcnet.testbed import counters, launch, netns
+    interval = _counters_interval(args)   # bad values: exit 2 before anything else
     netns.require_root("gpcnet testbed run")
     topo = launch.current()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if args.ppn < 1:
         raise GpcnetError(f"--ppn {args.ppn}: expected 1 or more")
     before = counters.sample(topo) if args.counters else None
-    rc = launch.run(topo, args.ppn, command, mpi=not args.no_mpi, timeout=args.timeout)
+    with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
+        rc = launch.run(topo, args.ppn, command, mpi=not args.no_mpi, timeout=args.timeout)
     if args.counters:
         after = counters.sample(topo)
-        counters.write(args.counters, args.force, {"before": before, "after": after,
-                                       "delta": counters.delta(before, after)})
+        doc = {"before": before, "after": after, "delta": counters.delta(before, after)}
+        counters.write(args.counters, args.force, {**doc, "series": series} if interval else doc)
     return rc
+
+
+def _counters_interval(args):
+    """--counters-interval SEC: seconds in [0.01, 3600], with --counters."""
+    import math
+    if args.counters_interval is None:
+        return None
+    try:
+        sec = float(args.counters_interval)
+    except ValueError:
+        sec = math.nan
+    if not (math.isfinite(sec) and 0.01 <= sec <= 3600):
+        raise GpcnetError(f"--counters-interval {args.counters_interval}: expected seconds between 0.01 "
+                          "and 3600, e.g. 0.1")
+    if not args.counters:
+        raise GpcnetError("--counters-interval needs --counters FILE (where the series goes)")
+    return sec
 
 
 def cmd_hostfile(args) -> int:
@@ -171,6 +190,10 @@ def add_parser(sub) -> None:
     p.add_argument("--counters", metavar="FILE",
                    help="write the port counters before, after and their difference to this JSON file")
     p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")
+    p.add_argument("--counters-interval", metavar="SEC",
+                   help="with --counters: also sample every switch port every SEC seconds during the "
+                        "job (0.01 to 3600) into the file's series: per interval bytes, packets, drops, "
+                        "overlimits and backlog, timed from the job's start")
     p.add_argument("--no-mpi", action="store_true",
                    help="run COMMAND once on the head node instead (e.g. sbatch, srun)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")

@@ -13,8 +13,11 @@ times that queue held a packet back for the link (overlimits).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tempfile
 import time
+from pathlib import Path
 
 from gpcnet.testbed.topology import Topology, format_rate
 
@@ -23,18 +26,21 @@ FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
 
 def _qdisc_stats(ipr, idx: int) -> dict:
     for msg in ipr.get_qdiscs(index=idx):
-        if msg.get("parent") != 0xFFFFFFFF:   # the root qdisc holds the totals
-            continue
-        st = msg.get_attr("TCA_STATS2")
-        basic = st.get_attr("TCA_STATS_BASIC") if st else None
-        queue = st.get_attr("TCA_STATS_QUEUE") if st else None
-        return {"qdisc": msg.get_attr("TCA_KIND"),
-                "bytes": basic["bytes"] if basic else 0,
-                "packets": basic["packets"] if basic else 0,
-                "drops": queue["drops"] if queue else 0,
-                "backlog": queue["backlog"] if queue else 0,
-                "overlimits": queue["overlimits"] if queue else 0}
+        if msg.get("parent") == 0xFFFFFFFF:   # the root qdisc holds the totals
+            return _root_stats(msg)
     return {"qdisc": "none", **{f: 0 for f in FIELDS}}
+
+
+def _root_stats(msg) -> dict:
+    st = msg.get_attr("TCA_STATS2")
+    basic = st.get_attr("TCA_STATS_BASIC") if st else None
+    queue = st.get_attr("TCA_STATS_QUEUE") if st else None
+    return {"qdisc": msg.get_attr("TCA_KIND"),
+            "bytes": basic["bytes"] if basic else 0,
+            "packets": basic["packets"] if basic else 0,
+            "drops": queue["drops"] if queue else 0,
+            "backlog": queue["backlog"] if queue else 0,
+            "overlimits": queue["overlimits"] if queue else 0}
 
 
 def sample(topo: Topology) -> dict:
@@ -105,6 +111,72 @@ def delta(before: dict, after: dict) -> dict:
         out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps")
                         else v) for k, v in a.items()}
     return {"seconds": after["time"] - before["time"], "ports": out}
+
+
+SERIES_FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
+
+
+def series(readings: list, start: float, interval: float, errors: list) -> dict:
+    """Readings (sample(), switch_reader()) taken every `interval` seconds -> the job's
+    counter series: per interval (t: its end in seconds since `start`, the
+    job's start; dt: its length) and per port the bytes, packets, drops and
+    overlimits in it and the backlog at its end."""
+    samples = []
+    for before, after in zip(readings, readings[1:]):
+        d = delta(before, after)
+        if d["seconds"] <= 0:
+            continue
+        samples.append({"t": round(after["time"] - start, 6), "dt": round(d["seconds"], 6),
+                        "ports": {k: {f: p[f] for f in SERIES_FIELDS} for k, p in d["ports"].items()}})
+    return {"interval_s": interval, "start_epoch_s": start, "samples": samples, "errors": errors}
+
+
+def switch_reader(topo: Topology):
+    """A function reading the queues of every switch port (all in the
+    fabric's namespace) at once: one dump of its root qdiscs over one
+    netlink socket, kept open between readings. sample() looks each port
+    up in turn in every namespace, which takes a large part of a second on
+    a busy 2-core machine: too slow for a series."""
+    names = {p.ifname: port_key(p) for link in topo.links for p in (link.a, link.b) if p.switch}
+    sock = []
+
+    def read() -> dict:
+        if not sock:
+            from pyroute2 import IPRoute
+            sock.append(IPRoute(netns=topo.fabric_ns))
+        ipr = sock[0]
+        t = time.time()
+        index = {link["index"]: link.get_attr("IFLA_IFNAME") for link in ipr.get_links()}
+        ports = {}
+        for msg in ipr.get_qdiscs():
+            name = index.get(msg["index"])
+            if msg.get("parent") == 0xFFFFFFFF and name in names:
+                ports[names[name]] = _root_stats(msg)
+        return {"time": t, "ports": ports}
+    return read
+
+
+@contextlib.contextmanager
+def sampled(topo: Topology, interval):
+    """Sample every switch port every `interval` seconds while the block runs (with
+    the study's periodic sampler: a forked child, its readings in a private
+    temporary directory); the yielded dict is filled with the series when
+    the block ends. interval None: nothing is sampled."""
+    out: dict = {}
+    if not interval:
+        yield out
+        return
+    from gpcnet.study import sampling
+    with tempfile.TemporaryDirectory(prefix="gpcnet-counters-") as tmp:
+        sampler = sampling.ForkSampler(switch_reader(topo), interval, "testbed-tc", None,
+                                       Path(tmp) / "readings.jsonl")
+        start = time.time()
+        sampler.start()
+        try:
+            yield out
+        finally:
+            by_host, errors = sampler.stop()
+            out.update(series(by_host[""], start, interval, errors))
 
 
 def render(ports: dict, only_switches: bool = False) -> str:
