@@ -12,6 +12,7 @@ from typing import Optional
 
 from gpcnet import __version__, catalog, figures, reference, results
 from gpcnet.report import sweep, timeline
+from gpcnet.report import burst_sweep
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 
 DASH = "–"
@@ -264,6 +265,8 @@ def render(doc: dict, source_name: str) -> str:
         sections.append(congestors)
     if doc.get("impact_matrix"):
         sections.append(_section("impact-matrix", "Impact matrix", sweep.matrix_section(doc, figs)))
+    if burst_sweep.has_burst_sweep(doc):
+        sections.append(_section("burst-sweep", "Burst sweep", burst_sweep.section(doc, figs)))
     if doc.get("repeats"):
         sections.append(_section("repeats", "Repeatability", sweep.repeats_section(doc, figs)))
     if timeline.has_timeline(doc):
