@@ -10,7 +10,7 @@ import copy
 import numpy as np
 import pytest
 
-from conftest import read
+from conftest import REAL, read
 from gpcnet import report
 from gpcnet.errors import GpcnetError
 from gpcnet.load import load
@@ -92,3 +92,16 @@ def test_report_section_and_schema(doc, write_json):
     doc["burst_matrix"]["cells"][0]["intensity"] = 1.5
     with pytest.raises(Exception):
         load(write_json(doc, "bad.json"))
+
+
+def test_parse_refuses_burst_sweep_text(cli, tmp_path):
+    """The text of a sweep has tables a one-run document cannot hold: the
+    JSON has them (docs/reliability.md K6)."""
+    lines = (REAL / "network_load_test.txt").read_text().splitlines(True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("   time limit = "))
+    lines.insert(at, "   burst sweep = ON (s) 0.02,0.05; OFF (s) 0.02; intensity 1; jitter 0\n")
+    source = tmp_path / "run.txt"
+    source.write_text("".join(lines))
+    code, out, err = cli("parse", source)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "not parsed (found 'burst sweep ='); use the JSON the run wrote" in err

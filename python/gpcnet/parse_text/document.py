@@ -21,7 +21,8 @@ _KEY_RESULTS = "Network Tests running with Congestion Tests - Key Results"
 _VERBOSE_LOADED = re.compile(r"Network Tests running with Congestion Tests \( *([^ ].*) Network Test\)")
 # Sweep and repeat runs print tables the one-run document cannot hold.
 # ([ \t]* and not \s*: a run of blank lines must not be rescanned per line.)
-_STUDY = re.compile(r"^[ \t]*(congestor sweep = yes|repeat = [0-9]+ \(|Repetition 1 of [0-9]+)", re.M)
+_STUDY = re.compile(r"^[ \t]*(congestor sweep = yes|burst sweep = |repeat = [0-9]+ \(|Repetition 1 of [0-9]+)",
+                    re.M)
 _TABLE_ORDER = ["isolated", "isolated_congestors", "loaded"]
 
 
@@ -129,7 +130,7 @@ def parse_text(text: str, where: str) -> dict:
     # The JSON of sweep and repeat runs has everything; send the user there.
     study = _STUDY.search(text)
     if study:
-        raise GpcnetError(f"{where}: text output of --congestor-sweep / --repeat runs is not parsed "
+        raise GpcnetError(f"{where}: text output of --congestor-sweep / --burst-sweep / --repeat runs is not parsed "
                           "(found '" + study.group(1).strip(" (") + "'); use the JSON the run wrote")
     p = Scanner(text, where).scan()
     kind, version = p.header
