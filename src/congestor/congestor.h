@@ -91,7 +91,8 @@ typedef struct {
  * acc, the pass is measured (samples and one bulk value per rank).
  * Under a burst shape (burst not NULL and not steady) each iteration starts
  * only when burst_wait allows it: the loop around the kernel waits out OFF
- * periods and paces ON periods; the samples are the kernel's own iteration
+ * periods and paces ON periods (a duty cycle on the common clock, the same
+ * windows on every rank); the samples are the kernel's own iteration
  * times, and the bulk bandwidth counts the ON time (iterations and the
  * pacing gaps between them, not the OFF periods), so it is the achieved
  * injection rate during bursts. burst NULL or steady: the published loop.

@@ -1,5 +1,6 @@
 #include "infra/burst_schedule.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #include "infra/rng.h"
@@ -33,8 +34,6 @@ void burst_clock_init(burst_clock_t *c, const burst_shape_t *s, uint64_t seed)
 {
     c->shape = *s;
     c->seed = seed;
-    c->paced_cycle = -1;
-    c->busy = 0.0;
     set_cycle(c, 0, 0.0);
 }
 
@@ -60,6 +59,16 @@ int burst_phase_at(burst_clock_t *c, double t, long *cycle)
     return t < c->cycle_start + c->on;
 }
 
+double burst_pacing_period(const burst_shape_t *s)
+{
+    double quarter = s->on_s / 4.0;
+    return quarter < BURST_PACING_PERIOD_S ? quarter : BURST_PACING_PERIOD_S;
+}
+
+/* A wait that moves t: one too small to change t in floating point is a
+ * rounding at a boundary, and waiting it would never end. */
+static double moving(double t, double wait) { return wait > 0.0 && t + wait > t ? wait : 0.0; }
+
 double burst_wait(burst_clock_t *c, double t, int *in_off)
 {
     if (in_off)
@@ -69,30 +78,22 @@ double burst_wait(burst_clock_t *c, double t, int *in_off)
     if (!burst_phase_at(c, t, NULL)) {
         if (in_off)
             *in_off = 1;
-        return c->cycle_start + c->on + c->off - t;
-    }
-    if (c->paced_cycle != c->cycle) {
-        c->paced_cycle = c->cycle;
-        c->busy = 0.0;
+        return moving(t, c->cycle_start + c->on + c->off - t);
     }
     double f = c->shape.intensity;
     if (f >= 1.0)
         return 0.0;
-    double elapsed = t - c->cycle_start;
-    double wait = c->busy / f - elapsed;
-    if (wait <= 0.0)
+    double p = burst_pacing_period(&c->shape);
+    double into = t - c->cycle_start;
+    if (into < 0.0)
+        into = 0.0;
+    double sub_start = floor(into / p) * p;
+    double sub_len = c->on - sub_start < p ? c->on - sub_start : p;
+    if (into < sub_start + f * sub_len)
         return 0.0;
-    double on_end = c->cycle_start + c->on;
-    return t + wait < on_end ? wait : on_end - t;
-}
-
-void burst_done(burst_clock_t *c, double start, double end)
-{
-    if (burst_is_steady(&c->shape))
-        return;
-    long k;
-    if (burst_phase_at(c, start, &k) && k == c->paced_cycle)
-        c->busy += end - start;
+    /* Past the active part: the next sub-period starts active (f > 0). A
+     * rounding that leaves nothing to wait is that start. */
+    return moving(t, sub_start + sub_len - into);
 }
 
 int burst_ends(const burst_shape_t *s, uint64_t seed, double from, double to, double *ends,

@@ -27,17 +27,14 @@ static inline int burst_is_steady(const burst_shape_t *s) { return s->on_s <= 0.
 /* The lengths of cycle k (k >= 0). */
 void burst_cycle(const burst_shape_t *s, uint64_t seed, long k, double *on, double *off);
 
-/* A cursor over the schedule, and the pacing state of the current ON
- * period. Lookups are O(1) amortised for times that grow; an earlier time
- * restarts from cycle 0. */
+/* A cursor over the schedule. Lookups are O(1) amortised for times that
+ * grow; an earlier time restarts from cycle 0. */
 typedef struct {
     burst_shape_t shape;
     uint64_t seed;
-    long cycle;            /* current cycle */
-    double cycle_start;    /* its start */
-    double on, off;        /* its lengths */
-    long paced_cycle;      /* the ON period whose busy time is counted */
-    double busy;           /* seconds spent iterating in it */
+    long cycle;         /* current cycle */
+    double cycle_start; /* its start */
+    double on, off;     /* its lengths */
 } burst_clock_t;
 
 void burst_clock_init(burst_clock_t *c, const burst_shape_t *s, uint64_t seed);
@@ -46,17 +43,28 @@ void burst_clock_init(burst_clock_t *c, const burst_shape_t *s, uint64_t seed);
  * (may be NULL) is the cycle of t. */
 int burst_phase_at(burst_clock_t *c, double t, long *cycle);
 
-/* Seconds to wait at time t before the next iteration may start; 0: go.
- * OFF: until the next ON period. ON with intensity F < 1: until the busy
- * time of this ON period is at most F times its elapsed part, so the rate
- * is F of the full one over the period (a late start is made up by the
- * next iterations running back to back). *in_off (may be NULL) is set to
- * 1 when the wait is an OFF period. */
-double burst_wait(burst_clock_t *c, double t, int *in_off);
+/* The pacing of --burst-intensity F < 1: a duty cycle on the common clock.
+ * Each ON period is cut, from its start, into sub-periods of
+ * burst_pacing_period() (the last one may be shorter); an iteration may
+ * start only in the first F of a sub-period. Every rank derives the same
+ * windows from the same clock, so the ranks of a collective are active and
+ * idle together: the pacing reads no measured time, so no rank's waiting
+ * for a peer can lengthen its gaps (no feedback). */
+#define BURST_PACING_PERIOD_S 0.01
 
-/* After an iteration that ran from start to end (seconds since the common
- * start): its time counts against the ON period it started in. */
-void burst_done(burst_clock_t *c, double start, double end);
+/* The sub-period of a shape: BURST_PACING_PERIOD_S, or a quarter of the
+ * ON period when that is shorter (so that every ON period has at least
+ * four windows). */
+double burst_pacing_period(const burst_shape_t *s);
+
+/* Seconds to wait at time t before the next iteration may start; 0: go.
+ * OFF: until the next ON period. ON with intensity F < 1 and t past the
+ * active part of its sub-period: until the next sub-period (or the ON
+ * period's end). A pure function of the shape, the seed and t (the cursor
+ * only saves work), so two ranks asking at the same time get the same
+ * answer. *in_off (may be NULL) is set to 1 when the wait is an OFF
+ * period. */
+double burst_wait(burst_clock_t *c, double t, int *in_off);
 
 /* The ON periods' ends in [from, to) and the start of the ON period that
  * follows each: up to max of them, in order; returns how many. */

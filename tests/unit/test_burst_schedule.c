@@ -79,9 +79,9 @@ static void jitter_is_reproducible_and_bounded(void)
     CHECK(disagree == 0);
 }
 
-/* Iterations of `d` seconds under the pacing, on a synthetic clock whose
- * sleeps overshoot by `late`: the busy share of the ON time, and whether
- * any iteration started in an OFF period. */
+/* One rank's iterations of `d` seconds under the pacing, on a synthetic
+ * clock whose sleeps overshoot by `late`: the busy share of the ON time,
+ * and whether any iteration started in an OFF period. */
 static double paced_share(double intensity, double d, double late, double horizon,
                           int *started_off, double *off_wait)
 {
@@ -104,7 +104,6 @@ static double paced_share(double intensity, double d, double late, double horizo
         }
         if (!burst_phase_at(&probe, t, NULL))
             (*started_off)++;
-        burst_done(&c, t, t + d);
         busy += d;
         t += d;
     }
@@ -114,6 +113,8 @@ static double paced_share(double intensity, double d, double late, double horizo
 
 static void pacing_reaches_the_intensity(void)
 {
+    /* ON 50 ms: sub-periods of 10 ms (a quarter of ON is longer). */
+    CHECK(burst_pacing_period(&shape) == BURST_PACING_PERIOD_S);
     const double rates[] = {0.25, 0.5, 1.0};
     for (int i = 0; i < 3; i++) {
         int off;
@@ -124,29 +125,125 @@ static void pacing_reaches_the_intensity(void)
         /* The OFF periods were waited out: 40 cycles of 0.2 s. */
         CHECK(waited > 40 * 0.2 * 0.95);
     }
-    /* Long iterations: one may run past the ON end (it started in ON), so
-     * the share is within one iteration per ON period. */
+    /* Long iterations (4 ms in 10 ms sub-periods): the last one of a window
+     * runs past it, so the share is above F by less than one iteration per
+     * sub-period, and a late wake-up costs at most its lateness. */
     int off;
     double waited;
     double share = paced_share(0.5, 0.004, 0.0, 10.0, &off, &waited);
-    CHECK(off == 0 && share >= 0.5 - 0.004 / 0.05 && share <= 0.5 + 0.004 / 0.05);
+    CHECK(off == 0 && share >= 0.5 && share <= 0.5 + 0.004 / 0.01);
+    share = paced_share(0.25, 1e-4, 5e-4, 10.0, &off, &waited);
+    CHECK(share >= 0.25 - 5e-4 / 0.01 && share <= 0.25 + 1e-4 / 0.01);
     /* The same inputs, the same result (no hidden state). */
-    double again = paced_share(0.5, 0.004, 0.0, 10.0, &off, &waited);
+    double again = paced_share(0.25, 1e-4, 5e-4, 10.0, &off, &waited);
     CHECK(again == share);
 }
 
-static void intensity_without_pauses(void)
+static void windows_on_the_common_clock(void)
 {
-    /* --burst-intensity alone: one ON period without end. */
+    /* --burst-intensity alone: one ON period without end, 10 ms
+     * sub-periods, active for their first F. */
     burst_shape_t s = {.on_s = INFINITY, .off_s = 0.0, .intensity = 0.5, .jitter = 0.0};
     burst_clock_t c;
     burst_clock_init(&c, &s, 1);
     CHECK(!burst_is_steady(&s));
     CHECK(burst_phase_at(&c, 1e6, NULL) == 1);
-    burst_done(&c, 0.0, 0.001);
-    CHECK(burst_wait(&c, 0.0, NULL) == 0.0); /* the period starts counting at the first wait */
-    burst_done(&c, 0.0, 0.001);
-    CHECK_NEAR(burst_wait(&c, 0.001, NULL), 0.001, 1e-9); /* 1 ms busy at 0.5: wait to 2 ms */
+    CHECK(burst_wait(&c, 0.0, NULL) == 0.0);
+    CHECK(burst_wait(&c, 0.0049, NULL) == 0.0);
+    int in_off = 5;
+    CHECK_NEAR(burst_wait(&c, 0.006, &in_off), 0.004, 1e-9);
+    CHECK(in_off == 0); /* a pacing gap is not an OFF period */
+    CHECK(burst_wait(&c, 0.0101, NULL) == 0.0);
+    CHECK_NEAR(burst_wait(&c, 1000.0075, NULL), 0.0025, 1e-6);
+    /* A pure function of t: what one rank did before changes nothing, so
+     * ranks asking at one time get one answer, whatever their history
+     * (the old pacing counted each rank's own busy time). */
+    burst_clock_t fresh;
+    int disagree = 0;
+    for (double t = 0.0; t < 0.5; t += 0.00037) {
+        burst_clock_init(&fresh, &s, 1);
+        disagree += burst_wait(&c, t, NULL) != burst_wait(&fresh, t, NULL);
+    }
+    CHECK(disagree == 0);
+    /* Short ON periods: a quarter of ON per sub-period, the last one of a
+     * jittered ON shorter and active for F of its own length. */
+    burst_shape_t b = {.on_s = 0.02, .off_s = 0.03, .intensity = 0.25, .jitter = 0.0};
+    CHECK_NEAR(burst_pacing_period(&b), 0.005, 1e-12);
+    burst_clock_init(&c, &b, 1);
+    CHECK(burst_wait(&c, 0.0051, NULL) == 0.0);
+    CHECK_NEAR(burst_wait(&c, 0.0063, NULL), 0.0037, 1e-9);
+    CHECK_NEAR(burst_wait(&c, 0.019, &in_off), 0.001, 1e-9);
+    CHECK(in_off == 0);
+    CHECK_NEAR(burst_wait(&c, 0.021, &in_off), 0.029, 1e-9);
+    CHECK(in_off == 1);
+    b.on_s = 0.021; /* sub-periods of 5.25 ms */
+    burst_clock_init(&c, &b, 1);
+    CHECK(burst_wait(&c, 0.0157 + 0.0005, NULL) == 0.0);
+}
+
+/* A collective (every rank of it starts an iteration, which ends `d` after
+ * the last rank starts it) under the pacing of one shape: ranks whose
+ * clocks are offset by skew[r] (their start readings differ) and whose
+ * sleeps overshoot by late[r]. Returns the simulated time `n` iterations
+ * take. With the old pacing (each rank's own busy time, which includes
+ * waiting for peers in their gaps) this time grew without bound at
+ * intensity 0.25. */
+#define RANKS 4
+static double collective_time(const burst_shape_t *s, double d, const double *skew,
+                              const double *late, long n)
+{
+    burst_clock_t c[RANKS];
+    double now[RANKS];
+    for (int r = 0; r < RANKS; r++) {
+        burst_clock_init(&c[r], s, 9);
+        now[r] = 0.0;
+    }
+    double end = 0.0;
+    for (long i = 0; i < n; i++) {
+        double start = 0.0;
+        for (int r = 0; r < RANKS; r++) {
+            double w;
+            while ((w = burst_wait(&c[r], now[r] + skew[r], NULL)) > 0.0)
+                now[r] += w + late[r];
+            if (now[r] > start)
+                start = now[r];
+        }
+        end = start + d;
+        for (int r = 0; r < RANKS; r++)
+            now[r] = end;
+    }
+    return end;
+}
+
+static void collectives_reach_the_intensity(void)
+{
+    const double d = 2e-4; /* 50 iterations per 10 ms sub-period at full rate */
+    const double none[RANKS] = {0.0, 0.0, 0.0, 0.0};
+    const double late[RANKS] = {2e-5, 5e-5, 1e-4, 3e-5};
+    const double skew[RANKS] = {0.0, 3e-5, -2e-5, 1e-4}; /* microseconds, as on a network */
+    const double rates[] = {0.25, 0.5, 1.0};
+    const long n = 20000; /* 4 s at full rate */
+    for (int i = 0; i < 3; i++) {
+        double f = rates[i];
+        /* Achieved rate / full rate = (n d) / time: F, up to one iteration
+         * more per sub-period (the last one of a window runs past it) and
+         * minus the latest wake-up and the skew per sub-period. */
+        burst_shape_t alone = {.on_s = INFINITY, .off_s = 0.0, .intensity = f};
+        double share = n * d / collective_time(&alone, d, none, none, n);
+        CHECK(share >= f - 1e-9 && share <= f + d / 0.01 + 1e-9);
+        share = n * d / collective_time(&alone, d, skew, late, n);
+        CHECK(share >= f - (1e-4 + 1.2e-4) / 0.01 && share <= f + d / 0.01 + 1e-9);
+        /* With bursts: the rate over the ON time is F, the same bounds. */
+        burst_shape_t bursty = {.on_s = 0.05, .off_s = 0.05, .intensity = f};
+        share = n * d / (collective_time(&bursty, d, skew, late, n) / 2.0);
+        CHECK(share >= f - (1e-4 + 1.2e-4) / 0.01 - 0.01 && share <= f + d / 0.01 + 0.01);
+    }
+    /* Skew eats into the windows: a rank whose clock is ahead by x closes
+     * the window x early for all, so the rate is F - x / period at worst. */
+    const double far[RANKS] = {0.0, 1e-3, 0.0, 0.0};
+    burst_shape_t alone = {.on_s = INFINITY, .off_s = 0.0, .intensity = 0.25};
+    double share = n * d / collective_time(&alone, d, far, none, n);
+    CHECK(share >= 0.25 - 1e-3 / 0.01 - 0.01 && share <= 0.25 + d / 0.01);
 }
 
 int main(void)
@@ -155,6 +252,7 @@ int main(void)
     steady_is_always_on();
     jitter_is_reproducible_and_bounded();
     pacing_reaches_the_intensity();
-    intensity_without_pauses();
+    windows_on_the_common_clock();
+    collectives_reach_the_intensity();
     return check_report("test_burst_schedule");
 }
