@@ -92,18 +92,21 @@ def cmd_down(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from gpcnet.testbed import counters, launch, netns
+    from gpcnet.testbed import counters, faults, launch, netns
     from gpcnet.testbed.topology import format_rate
     netns.require_root("gpcnet testbed status")
     topo = launch.current()
     snap = counters.sample(topo)
+    in_force = faults.load()
     if args.json:
-        counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind, **snap})
+        counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind,
+                                               "faults": in_force, **snap})
     p = topo.params
     print(f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
           + (f", uplinks {format_rate(p['uplink_rate'])} x {p['spines']} per leaf (taper {p['taper']:g})"
              if topo.spines else "") + f", queue {topo.qdisc} {topo.queue} pkts"
           + (" ecn" if topo.ecn else ""))
+    print("faults: " + ("; ".join(faults.describe(f) for f in in_force) if in_force else "none"))
     sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
     return 0
 
@@ -198,6 +201,9 @@ def add_parser(sub) -> None:
                    help="run COMMAND once on the head node instead (e.g. sbatch, srun)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
     p.set_defaults(func=cmd_run)
+
+    from gpcnet.testbed import faults
+    faults.add_parser(tsub)
 
     p = tsub.add_parser("hostfile", help="print an Open MPI hostfile of the testbed hosts")
     p.add_argument("--slots", type=int, default=1, metavar="N", help="slots per host (default: 1)")

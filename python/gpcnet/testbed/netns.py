@@ -147,22 +147,29 @@ def _private_mounts(topo: Topology) -> None:
     testbed's network namespaces, and the mounts go with the namespaces."""
     (STATE_DIR / "hosts").mkdir(parents=True, exist_ok=True)
     for name, ns in [(topo.head_name, topo.head_ns)] + [(h.name, h.ns) for h in topo.hosts]:
-        holder = subprocess.Popen(
-            ["nsenter", f"--net=/run/netns/{ns}", f"--uts={uts_file(name)}", "--",
-             "unshare", "--mount", "--propagation", "private", "--",
-             "/bin/sh", "-c", _HOST_HOLDER, "gtb-host", str(STATE_DIR)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True, text=True)
-        first = holder.stdout.readline()
-        if first.strip() != "ready":
-            rest = holder.stdout.read()
-            holder.wait()
-            raise GpcnetError(f"{name}: private /tmp, /dev/shm and /run failed: "
-                              f"{(first + rest).strip()[-300:]}")
-        holder.stdout.close()
-        holder.returncode = 0   # left running on purpose: it holds the host's namespace
-        ident = os.readlink(f"/proc/{holder.pid}/ns/mnt")
-        safe_write.write_text(holder_file(name), f"{holder.pid} {ident}\n", force=True)
+        start_holder(name, ns)
+
+
+def start_holder(name: str, ns: str) -> None:
+    """Give host name (network namespace ns) a fresh mount namespace with
+    its own /tmp, /dev/shm and /run, held by a new sleeping process (also
+    how a killed host comes back: gpcnet testbed fault clear)."""
+    holder = subprocess.Popen(
+        ["nsenter", f"--net=/run/netns/{ns}", f"--uts={uts_file(name)}", "--",
+         "unshare", "--mount", "--propagation", "private", "--",
+         "/bin/sh", "-c", _HOST_HOLDER, "gtb-host", str(STATE_DIR)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True, text=True)
+    first = holder.stdout.readline()
+    if first.strip() != "ready":
+        rest = holder.stdout.read()
+        holder.wait()
+        raise GpcnetError(f"{name}: private /tmp, /dev/shm and /run failed: "
+                          f"{(first + rest).strip()[-300:]}")
+    holder.stdout.close()
+    holder.returncode = 0   # left running on purpose: it holds the host's namespace
+    ident = os.readlink(f"/proc/{holder.pid}/ns/mnt")
+    safe_write.write_text(holder_file(name), f"{holder.pid} {ident}\n", force=True)
 
 
 def _tc(ipr, port, kind, idx, **kw) -> None:
@@ -176,14 +183,15 @@ def _tc(ipr, port, kind, idx, **kw) -> None:
         raise GpcnetError(f"{port.ns}/{port.ifname}: cannot add {kind} queue: {e}") from None
 
 
-def _add_qdiscs(ipr, port, topo: Topology) -> None:
-    """Delay (netem), then rate (tbf), then the queue: root 1: -> 2: -> 3:."""
+def _add_qdiscs(ipr, port, topo: Topology, loss: float = 0.0) -> None:
+    """Delay and loss (netem), then rate (tbf), then the queue: root 1: ->
+    2: -> 3:. loss (percent of packets dropped) is an injected fault."""
     idx = ipr.link_lookup(ifname=port.ifname)[0]
     queue_bytes = max(topo.queue * 1514, TBF_BURST)
     parent = None
     handle = 1
-    if port.delay:
-        _tc(ipr, port, "netem", idx, handle=f"{handle}:", delay=port.delay, limit=100000)
+    if port.delay or loss:
+        _tc(ipr, port, "netem", idx, handle=f"{handle}:", delay=port.delay, loss=loss, limit=100000)
         parent, handle = f"{handle}:1", handle + 1
     if port.rate:
         kw = dict(rate=port.rate // 8, burst=TBF_BURST, limit=queue_bytes)
