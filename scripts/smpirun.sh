@@ -58,6 +58,16 @@
 # sent_bytes(=30000)"). A send buffer larger than any message of the suite
 # (1 GiB; ns-3 buffers no payload bytes, only counts) avoids the second
 # step. A NS_ATTRIBUTE_DEFAULT of your own replaces this one.
+#
+# Why surf/precision 1e-10 under ns-3: smpirun sets 1e-9, the length of
+# one ns-3 clock tick. SimGrid 3.32 rounds an ns-3 step shorter than the
+# precision down to 0 (network_ns3.cpp, next_occurring_event), so a step of
+# exactly 1 ns is sometimes lost and ns-3's clock runs ahead of SimGrid's.
+# The next ns-3 step then ends past the end of a short sleep of SMPI (the
+# 10 ns MPI_Wtime sleep); SimGrid jumps over it, the sleep never ends, and
+# the run stops with "Oops! Deadlock detected" (on platforms with more than
+# one router: docs/portability.md). A precision below one tick keeps the
+# clocks together. SMPI_EXTRA=--cfg=surf/precision:... overrides it.
 set -euo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -71,7 +81,7 @@ fi
 case "$model" in
     flow) model_flags=() ;;
     ns-3)
-        model_flags=(--cfg=network/model:ns-3)
+        model_flags=(--cfg=network/model:ns-3 --cfg=surf/precision:1e-10)
         export NS_ATTRIBUTE_DEFAULT="${NS_ATTRIBUTE_DEFAULT:-ns3::TcpSocket::SndBufSize=1073741824}" ;;
     *) echo "smpirun.sh: --model must be flow or ns-3, not '$model'" >&2; exit 2 ;;
 esac
