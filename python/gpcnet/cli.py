@@ -1,4 +1,4 @@
-"""Command line: gpcnet report | compare | table | parse | plot | testbed | study.
+"""Command line: gpcnet report | compare | table | parse | plot | nodes | testbed | study.
 
 Each command lives in its own module (gpcnet.commands). Every expected
 failure (missing file, bad JSON, wrong schema, unparseable text,

@@ -5,6 +5,7 @@
 #include "infra/fatal.h"
 #include "infra/progress.h"
 #include "infra/report.h"
+#include "suite/node_probe.h"
 #include "suite/suites.h"
 
 #define TAG_CANARY_RESULT 4101
@@ -52,6 +53,8 @@ int network_test_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_TEST, &argc, &argv);
+    node_probe_t probe = {0};
+    run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
     if (run.nodes.n_nodes < 2) {
         /* The reference's line, which wrappers (e.g. SuperBench) look for. */
         if (run.rank == 0)
@@ -95,10 +98,12 @@ int network_test_main(int argc, char **argv)
         suite_phase_end(&run, phase, wall);
     }
 
+    node_probe_run(&run, &probe); /* --node-probe: after the published tests */
     if (test_comm != MPI_COMM_NULL)
         MPI_Comm_free(&test_comm);
     if (slice != MPI_COMM_NULL)
         MPI_Comm_free(&slice);
     suite_finish(&run);
+    node_probe_free(&probe);
     return 0;
 }

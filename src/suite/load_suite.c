@@ -17,6 +17,7 @@
 #include "suite/load_roles.h"
 #include "suite/load_sync.h"
 #include "suite/load_timeline.h"
+#include "suite/node_probe.h"
 #include "suite/phase_counters.h"
 #include "suite/load_summary.h"
 #include "suite/suites.h"
@@ -301,6 +302,8 @@ int network_load_test_main(int argc, char **argv)
     load_timeline_t timeline = {0, 0, NULL}; /* --timeline: filled on world rank 0 */
     run_add_json_section(&run, (run_json_section_t){load_timeline_json, &timeline});
     run_add_json_section(&run, (run_json_section_t){burst_sweep_json, NULL});
+    node_probe_t probe = {0};
+    run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
     const options_t *o = &run.opt;
     load_check_node_count(&run);
     if (run.rank == 0) {
@@ -362,7 +365,9 @@ int network_load_test_main(int argc, char **argv)
     if (run.rank == 0 && o->repeat > 1)
         load_summary_print_repeats(stdout, &run);
     free(acc);
+    node_probe_run(&run, &probe); /* --node-probe: after every published phase */
     suite_finish(&run);
+    node_probe_free(&probe);
     load_timeline_free(&timeline);
     return 0;
 }

@@ -136,6 +136,11 @@ const opt_row_t option_table[] = {
              "seed each unless --seed); prints mean, min, max\n"
              "and coefficient of variation of every value",
      .key = "repeat", .config = OPT_LT},
+    {"--node-probe", NULL, OPT_NT | OPT_LT, OT_INT, OPT_FIELD(node_probe, int), NONE, .lo = 1,
+     .hi = 1000, .metavar = "ROUNDS",
+     .help = "after the tests, time every node against others\n"
+             "in ROUNDS rounds of disjoint pairs, to name a slow\n"
+             "node (results JSON node_probe; default: off)"},
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",

@@ -86,6 +86,7 @@ typedef struct {
     double burst_jitter;              /* relative random variation of ON and OFF, [0, 1) */
     int timeline;                     /* load test: canary values over time (--timeline) */
     burst_sweep_t burst_sweep;        /* load test: --burst-sweep grid (n_on 0: none) */
+    int node_probe;                   /* > 0: rounds of the per-node probe after the tests */
 
     /* network_congestor */
     double duration;                  /* > 0: run this long */

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 def modules() -> list:
     """Every command's module, in the order `gpcnet --help` lists them."""
-    from gpcnet.commands import compare, parse, plot, report, table
+    from gpcnet.commands import compare, nodes, parse, plot, report, table
     from gpcnet.study import cli as study
     from gpcnet.testbed import cli as testbed
-    return [report, compare, table, parse, plot, testbed, study]
+    return [report, compare, table, parse, plot, nodes, testbed, study]

@@ -1,0 +1,158 @@
+#include "suite/node_probe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infra/fatal.h"
+#include "infra/pair_rounds.h"
+#include "suite/phase_end.h"
+
+#define TAG_NODE_PROBE 4401
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0 .. k-1], k >= 1 (sorts v). */
+static double median(double *v, int k)
+{
+    qsort(v, (size_t)k, sizeof(double), by_value);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* One exchange with the partner: both send and receive at once, so a slow
+ * direction (either node's outgoing link) slows the pair. */
+static void exchange(char *out, char *in, int partner, MPI_Comm leaders)
+{
+    MPI_Request req[2];
+    MPI_Irecv(in, NODE_PROBE_BYTES, MPI_BYTE, partner, TAG_NODE_PROBE, leaders, &req[0]);
+    MPI_Isend(out, NODE_PROBE_BYTES, MPI_BYTE, partner, TAG_NODE_PROBE, leaders, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+}
+
+/* This node's time per exchange in every round (usec; NaN: sat out), on
+ * the leader of each node; leaders' ranks are node indices. */
+static void probe_rounds(const run_t *run, MPI_Comm leaders, int rounds, double *mine)
+{
+    char *out = xcalloc(NODE_PROBE_BYTES, 1), *in = xmalloc(NODE_PROBE_BYTES);
+    double each[NODE_PROBE_EXCHANGES];
+    int n = run->nodes.n_nodes, me = run->nodes.my_node;
+    for (int r = 0; r < rounds; r++) {
+        mine[r] = NAN;
+        /* Rounds apart, so only one round's pairs share the network. */
+        MPI_Barrier(leaders);
+        int partner = pair_rounds_partner(n, r, me);
+        if (partner < 0)
+            continue;
+        exchange(out, in, partner, leaders); /* untimed: first contact, connection set-up */
+        /* The median exchange: a rank descheduled for one exchange (noise
+         * on a shared host) does not move it, a slow link slows them all. */
+        for (int i = 0; i < NODE_PROBE_EXCHANGES; i++) {
+            double start = MPI_Wtime();
+            exchange(out, in, partner, leaders);
+            each[i] = (MPI_Wtime() - start) * 1e6;
+        }
+        mine[r] = median(each, NODE_PROBE_EXCHANGES);
+    }
+    free(out);
+    free(in);
+}
+
+void node_probe_run(run_t *run, node_probe_t *probe)
+{
+    memset(probe, 0, sizeof(*probe));
+    int rounds = run->opt.node_probe;
+    if (rounds <= 0)
+        return;
+    int n = run->nodes.n_nodes;
+    int leader = run->nodes.my_local == 0;
+    MPI_Comm leaders;
+    MPI_Comm_split(run->world, leader ? 0 : MPI_UNDEFINED, run->nodes.my_node, &leaders);
+    double *mine = leader ? xmalloc(sizeof(double) * (size_t)rounds) : NULL;
+    MPI_Barrier(run->world);
+    double start = MPI_Wtime();
+    if (leader)
+        probe_rounds(run, leaders, rounds, mine);
+
+    /* Every leader's rounds to world rank 0, at its node's place (world
+     * rank 0 need not lead node 0). */
+    int *counts = NULL, *displs = NULL;
+    if (run->rank == 0) {
+        probe->usec = xmalloc(sizeof(double) * (size_t)n * (size_t)rounds);
+        counts = xcalloc((size_t)run->size, sizeof(int));
+        displs = xcalloc((size_t)run->size, sizeof(int));
+        for (int w = 0; w < run->size; w++)
+            if (run->nodes.local_of_rank[w] == 0) {
+                counts[w] = rounds;
+                displs[w] = run->nodes.node_of_rank[w] * rounds;
+            }
+    }
+    MPI_Gatherv(mine, leader ? rounds : 0, MPI_DOUBLE, probe->usec, counts, displs, MPI_DOUBLE,
+                0, run->world);
+    probe->wall_s = MPI_Wtime() - start;
+    probe->rounds = rounds;
+    probe->n_nodes = n;
+    free(counts);
+    free(displs);
+    free(mine);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&leaders);
+    suite_phase_end(run, "node_probe", probe->wall_s);
+}
+
+/* Median of the rounds a node took part in (NaN: none). */
+static double median_of_rounds(const double *v, int rounds, double *scratch)
+{
+    int k = 0;
+    for (int r = 0; r < rounds; r++)
+        if (!isnan(v[r]))
+            scratch[k++] = v[r];
+    return k ? median(scratch, k) : NAN;
+}
+
+void node_probe_json(json_writer_t *w, const run_t *run, const void *ctx)
+{
+    const node_probe_t *probe = ctx;
+    if (!probe->usec)
+        return;
+    jw_object_begin(w, "node_probe");
+    jw_int(w, "rounds", probe->rounds);
+    jw_int(w, "exchanges", NODE_PROBE_EXCHANGES);
+    jw_int(w, "bytes", NODE_PROBE_BYTES);
+    jw_number(w, "wall_s", probe->wall_s);
+    jw_array_begin(w, "nodes");
+    double *scratch = xmalloc(sizeof(double) * (size_t)probe->rounds);
+    for (int i = 0; i < probe->n_nodes; i++) {
+        const double *v = probe->usec + (size_t)i * (size_t)probe->rounds;
+        jw_object_begin(w, NULL);
+        jw_int(w, "node", i);
+        jw_string(w, "name", run->nodes.names ? run->nodes.names[i] : NULL);
+        jw_number(w, "usec", median_of_rounds(v, probe->rounds, scratch));
+        jw_array_begin(w, "partners");
+        for (int r = 0; r < probe->rounds; r++) {
+            int p = pair_rounds_partner(probe->n_nodes, r, i);
+            if (p < 0)
+                jw_null(w, NULL);
+            else
+                jw_int(w, NULL, p);
+        }
+        jw_array_end(w);
+        jw_array_begin(w, "round_usec");
+        for (int r = 0; r < probe->rounds; r++)
+            jw_number(w, NULL, v[r]); /* NaN (sat out) is written as null */
+        jw_array_end(w);
+        jw_object_end(w);
+    }
+    free(scratch);
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
+void node_probe_free(node_probe_t *probe)
+{
+    free(probe->usec);
+    probe->usec = NULL;
+}
