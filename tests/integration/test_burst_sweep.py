@@ -14,7 +14,7 @@ def swept(harness, tmp_path_factory):
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--seed", "7",
                     "--output-dir", out, "--quiet", *harness.QUICK, *harness.QUICK_CONGESTORS,
                     "--time-limit", "0.3", "--tests", "rr_two_sided_lat,multiple_allreduce",
-                    "--burst-sweep", GRID, timeout=180)
+                    "--burst-sweep", GRID, "--timeline", timeout=180)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     return p, harness.load_json(out / "network_load_test.json")
 
@@ -47,6 +47,18 @@ def test_every_cell_is_a_loaded_phase_in_the_json(swept, harness):
     assert "burst_sweep" in doc["config"]["non_default"] and "burst" not in doc["config"]
     names = [ph["name"] for ph in doc["phases"]]
     assert "loaded_burst:3:multiple_allreduce" in names
+
+
+def test_every_cell_has_its_timeline(swept):
+    _, doc = swept
+    for test in ("rr_two_sided_lat", "multiple_allreduce"):
+        recs = [r for r in doc["timeline"] if r["test"] == test]
+        assert [r["table"] for r in recs] == [f"loaded_burst:{i}" for i in range(4)] + ["loaded"]
+        assert all(r["schedule_agreed"] for r in recs)
+    # Bursty cells have both phases; the steady phase is ON throughout.
+    assert all(r["between_bursts"]["values"] + r["during_bursts"]["values"] > 0
+               for r in doc["timeline"])
+    assert all(r["between_bursts"]["values"] == 0 for r in doc["timeline"] if r["table"] == "loaded")
 
 
 def test_the_matrix_is_printed_in_80_columns(swept):
