@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import (REPO, STATE_DIR, binary, gpcnet, load, make_testbed, our_mounts,
+from conftest import (QUICK, REPO, STATE_DIR, binary, gpcnet, load, make_testbed, our_mounts,
                       our_namespaces)
 
 PHASE_S = 1.5
@@ -149,31 +149,6 @@ def test_link_down_ended_by_the_deadline(tb, tmp_path):
                                         capture_output=True, text=True).stdout
 
 
-def test_killed_host_ends_the_job(tb, tmp_path):
-    run = Run(tmp_path)
-    before = run.first_phase()
-    host = victim(before)
-    killed_at = time.monotonic()
-    gpcnet("testbed", "fault", "kill-host", host)
-    assert [(f["kind"], f["target"]) for f in faults_in_force()] == [("kill-host", host)]
-    code, doc, err, ended = run.end()
-    print(f"MEASURED kill-host: exit {code}, job ended {ended - killed_at:.1f} s after the kill")
-    # mpirun loses the host's daemon and ends the job: the others get
-    # SIGTERM, so rank 0 marks the file aborted. The JSON cannot say which
-    # host was lost.
-    assert code != 0
-    assert ended - killed_at < END_BOUND
-    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
-    assert len(kept(before, doc)) < ALL_PHASES
-    # Open MPI's mpirun usually names the host ("Remote daemon: ... on node
-    # node02"), but once said "ORTE was unable to reliably start one or more
-    # daemons" instead: not asserted (docs/reliability.md, T faults).
-    # Cleared, the host is back: a new /tmp, and jobs run on it again.
-    gpcnet("testbed", "fault", "clear", host)
-    hosts = gpcnet("testbed", "run", "--timeout", 60, "--", "hostname").stdout.split()
-    assert sorted(hosts) == ["node01", "node02", "node03", "node04"]
-
-
 def test_degraded_link_the_run_completes(tb, tmp_path):
     run = Run(tmp_path)
     before = run.first_phase()
@@ -223,6 +198,35 @@ def test_packet_loss_or_refused_without_netem(tb, tmp_path):
     code, doc, err, _ = run.end()
     assert code == 0, err[-2000:]
     assert doc["status"] == "complete" and len(kept(before, doc)) == ALL_PHASES
+
+
+def test_killed_host_ends_the_job(tb, tmp_path):
+    run = Run(tmp_path)
+    before = run.first_phase()
+    host = victim(before)
+    killed_at = time.monotonic()
+    gpcnet("testbed", "fault", "kill-host", host)
+    assert [(f["kind"], f["target"]) for f in faults_in_force()] == [("kill-host", host)]
+    code, doc, err, ended = run.end()
+    print(f"MEASURED kill-host: exit {code}, job ended {ended - killed_at:.1f} s after the kill")
+    # mpirun loses the host's daemon and ends the job: the others get
+    # SIGTERM, so rank 0 marks the file aborted. The JSON cannot say which
+    # host was lost.
+    assert code != 0
+    assert ended - killed_at < END_BOUND
+    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    assert len(kept(before, doc)) < ALL_PHASES
+    # Open MPI's mpirun usually names the host ("Remote daemon: ... on node
+    # node02"), but once said "ORTE was unable to reliably start one or more
+    # daemons" instead: not asserted (docs/reliability.md, T faults).
+    # Cleared, the host is back: a new /tmp, and jobs run on it again.
+    gpcnet("testbed", "fault", "clear", host)
+    hosts = gpcnet("testbed", "run", "--timeout", 60, "--", "hostname").stdout.split()
+    assert sorted(hosts) == ["node01", "node02", "node03", "node04"]
+    (tmp_path / "after").mkdir()
+    gpcnet("testbed", "run", "--timeout", 60, "--", binary("network_test"), *QUICK, "--output-dir",
+           tmp_path / "after", "--quiet", timeout=120)
+    assert load(tmp_path / "after" / "network_test.json")["status"] == "complete"
 
 
 @pytest.mark.parametrize("args, message", [
