@@ -49,6 +49,10 @@ static void values(const opt_row_t *r, char *good, char *bad, size_t len)
         snprintf(good, len, "50ms,200ms");
         snprintf(bad, len, "0,0");
         break;
+    case OT_BURST_SWEEP:
+        snprintf(good, len, "ON=10ms;OFF=50ms");
+        snprintf(bad, len, "ON=;OFF=50ms");
+        break;
     case OT_DOUBLE:
         /* Not the default, so the value is seen to land. */
         snprintf(good, len, "%.17g", r->hi_open || r->hi == r->def ? (r->lo + r->hi) / 2 : r->hi);
