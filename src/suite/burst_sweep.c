@@ -94,13 +94,29 @@ static void mean_impact(const run_t *run, const char *test, const char *set, dou
 static const char *matrix_bar =
     "+---------------------------------+--------+--------+------+---------+---------+";
 
+/* An impact in the matrix's 7 columns: one decimal up to 9999.9X, whole
+ * numbers up to 999999X, beyond that a bound (an oversubscribed host has
+ * printed 59456.2X); the JSON keeps the value. */
+static void impact_cell(char *buf, size_t len, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (!(v < 999999.5))
+        snprintf(buf, len, ">=1e6X");
+    else if (v < 9999.95)
+        snprintf(buf, len, "%.1fX", v);
+    else
+        snprintf(buf, len, "%.0fX", v);
+}
+
 static void matrix_row(FILE *f, const char *name, const char *on, const char *off,
                        double intensity, double avg, double p99)
 {
-    char rate[16];
+    char rate[16], a[24], q[24];
     snprintf(rate, sizeof(rate), "%.0f%%", 100.0 * intensity);
-    fprintf(f, "| %31.31s | %6.6s | %6.6s | %4.4s | %6.1fX | %6.1fX |\n", name, on, off, rate,
-            avg, p99);
+    impact_cell(a, sizeof(a), avg);
+    impact_cell(q, sizeof(q), p99);
+    fprintf(f, "| %31.31s | %6.6s | %6.6s | %4.4s | %7.7s | %7.7s |\n", name, on, off, rate, a, q);
 }
 
 void burst_sweep_print_matrix(FILE *f, const run_t *run)
