@@ -2,10 +2,11 @@
  * every canary test once with the congestors running. The published
  * sequence runs it once with every congestor; --congestor-sweep once per
  * kernel alone and --burst-sweep (suite/burst_sweep.h) once per burst
- * shape before that. Defined in load_suite.c. */
+ * shape before that. Defined in load_phase.c. */
 #ifndef GPCNET_LOAD_PHASE_H
 #define GPCNET_LOAD_PHASE_H
 
+#include "congestor/congestor.h"
 #include "infra/stats.h"
 #include "suite/load_roles.h"
 #include "suite/load_sync.h"
@@ -27,5 +28,14 @@ typedef struct {
  * congestors' results, and the Congestion Impact of every test. */
 void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                     const load_phase_t *phase, load_timeline_t *timeline);
+
+/* Every kernel's congestor result reaches world rank 0 in kernel order
+ * (only >= 0: kernel `only` alone); printed when `print`. */
+void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s,
+                        const char *table_id, const char *title, int print, int only);
+
+/* One measured pass of this rank's congestor kernel: with --converge it ends
+ * once the kernel's bandwidth has settled, as a canary test does. */
+void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc, burst_run_t *burst);
 
 #endif

@@ -1,6 +1,7 @@
 """The layout of src/ as docs/design.md describes it: no include circle
-between modules (a module is a .c file with its .h), and no file over ~400
-lines. Reads the sources only; needs no build."""
+between modules (a module is a .c file with its .h), no circle of calls
+between source files, and no file over ~400 lines. Reads the sources only;
+needs no build."""
 import re
 from pathlib import Path
 
@@ -56,6 +57,40 @@ def test_find_cycle_sees_a_circle():
 def test_no_include_circle_in_src():
     cycle = find_cycle(module_graph())
     assert cycle is None, "include circle: " + " -> ".join(cycle)
+
+
+# A function defined outside static, and the comments and strings that may
+# name one without calling it.
+DEFINITION = re.compile(r"^(?!static\b)(?:[A-Za-z_]\w*[ *]+)+(\w+)\([^;{]*?\)\s*\{", re.M | re.S)
+NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\])*"', re.S)
+
+
+def call_graph(root=SRC):
+    """{.c file: set of other .c files defining a function it names}. A
+    header shared by several files hides a circle from the include graph
+    (load_phase.h once declared a function defined in load_suite.c, which
+    called burst_sweep.c, which called it back); the calls do not."""
+    code = {f: NOT_CODE.sub(" ", f.read_text()) for f in sorted(root.rglob("*.c"))}
+    owner = {name: f for f, text in code.items() for name in DEFINITION.findall(text)}
+    return {str(f.relative_to(root)): {str(owner[w].relative_to(root))
+                                       for w in set(re.findall(r"\b\w+\b", text))
+                                       if w in owner and owner[w] != f}
+            for f, text in code.items()}
+
+
+def test_call_graph_sees_a_circle_through_a_shared_header(tmp_path):
+    (tmp_path / "shared.h").write_text("void one(void);\nvoid two(void);\n")
+    (tmp_path / "a.c").write_text('#include "shared.h"\n/* two() */\nvoid one(void) { }\n'
+                                  "static void helper(void) { two(); }\n")
+    (tmp_path / "b.c").write_text('#include "shared.h"\nvoid two(void) { one(); }\n')
+    assert find_cycle(call_graph(tmp_path)) == ["a.c", "b.c", "a.c"]
+    (tmp_path / "a.c").write_text('#include "shared.h"\n/* two() */\nvoid one(void) { }\n')
+    assert find_cycle(call_graph(tmp_path)) is None
+
+
+def test_no_call_circle_in_src():
+    cycle = find_cycle(call_graph())
+    assert cycle is None, "circle of calls: " + " -> ".join(cycle)
 
 
 def test_no_source_file_over_400_lines():
