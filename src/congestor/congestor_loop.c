@@ -85,6 +85,11 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
     agree_post(&agreement, mine, agreed, AGREE_COUNT, MPI_DOUBLE, MPI_MAX, comm);
     long done = 0;
     int ended_by_done = 0, settled = 0;
+    /* The precision each verdict was made on: a settled pass reports it, not
+     * the precision after the one measurement that ran while the verdict was
+     * agreed (which may be worse, and "converged" would then show a
+     * precision above the tolerance). */
+    double verdict_avg = 0.0, verdict_tail = 0.0;
     for (int m = 0; m < measurements; m++) {
         agree_wait(&agreement);
         if (agreed[AGREE_ELAPSED] >= time_limit)
@@ -100,6 +105,10 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         mine[AGREE_ELAPSED] = MPI_Wtime() - t0;
         /* A rank without samples (the root of an incast) never holds it up. */
         mine[AGREE_UNSETTLED] = converging && sampling && !converge_done(conv) ? 1.0 : 0.0;
+        if (converging && sampling) {
+            verdict_avg = conv->avg_precision;
+            verdict_tail = conv->tail_precision;
+        }
         if (done_req && mine[AGREE_DONE_SEEN] == 0.0) {
             int flag = 0;
             MPI_Test(done_req, &flag, MPI_STATUS_IGNORE);
@@ -142,8 +151,8 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
         acc->timed_out = done < measurements && !settled ? 1.0 : 0.0;
         acc->converged = settled ? 1.0 : 0.0;
         if (converging && sampling) {
-            acc->avg_precision = conv->avg_precision;
-            acc->tail_precision = conv->tail_precision;
+            acc->avg_precision = settled ? verdict_avg : conv->avg_precision;
+            acc->tail_precision = settled ? verdict_tail : conv->tail_precision;
         }
         if (bytes > 0.0 && done > 0)
             stats_add_bulk(acc, bytes * (double)(done * iterations) / (bulk_time * MIB));
