@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import math
 import shlex
-import sys
 from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
 from gpcnet.study import bullies, congestor_job, launch, nodelists, runner
+from gpcnet.study.options import check_sampling, node_list_options, sampling_options, say
 from gpcnet.study import topology as topo_mod
 
 DEFAULT_CONGESTOR = "--congestors rma_bcast"
 DEFAULT_BULLY_ARGS = "--congestor-bytes 65536"
-DEFAULT_STALL_THRESHOLD = 1.0   # stalls per second (the paper's is a three-month system median: measure yours)
 
 
 def _common(p) -> None:
@@ -47,32 +46,6 @@ def _common(p) -> None:
     p.add_argument("--force", action="store_true", help="overwrite --output")
     node_list_options(p, "node[01-12]")
     p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
-
-
-def sampling_options(p, whose: str) -> None:
-    """--counters, --counter-interval, --stall-threshold (checked by check_sampling)."""
-    p.add_argument("--counters", choices=["auto", "none"], default="auto",
-                   help=f"sample the network counters of {whose} ports during each run (default auto)")
-    p.add_argument("--counter-interval", type=float, default=1.0, metavar="SEC",
-                   help="seconds between counter samples during a run (default 1, as the paper's LDMS)")
-    p.add_argument("--stall-threshold", type=float, default=DEFAULT_STALL_THRESHOLD, metavar="PER_S",
-                   help="drop a port's interval whose stalls per second are below this, as the paper "
-                        "(default %(default)g: only stall-free intervals)")
-
-
-def node_list_options(p, example: str) -> None:
-    src = p.add_argument_group("node list (one of)")
-    src.add_argument("--nodes", metavar="LIST", help=f"Slurm-style list, e.g. {example}")
-    src.add_argument("--hostfile", metavar="FILE", help="first word of each line")
-    src.add_argument("--slurm", action="store_true", help="the current allocation (scontrol show hostnames)")
-    src.add_argument("--testbed", action="store_true", help="the hosts of the running gpcnet testbed")
-
-
-def check_sampling(args) -> None:
-    if not (math.isfinite(args.counter_interval) and args.counter_interval > 0):
-        raise GpcnetError(f"--counter-interval {args.counter_interval:g}: expected seconds above 0 (e.g. 1)")
-    if not (math.isfinite(args.stall_threshold) and args.stall_threshold >= 0):
-        raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
 
 
 def _config(args, study: str, **more) -> dict:
@@ -132,7 +105,7 @@ def cmd_bully(args) -> int:
     # Every pattern planned before anything runs: a leaf too small is one line, exit 2.
     plans = {p: bullies.plan(tree, p, args.nodes_per_app, 0, args.taper) for p in [bullies.CONTROL] + patterns}
     if "interleaved" in patterns and plans["interleaved"]["about"]["instances"] < bullies.INTERLEAVED_INSTANCES:
-        _say(f"interleaved: {plans['interleaved']['about']['instances']} instances of {args.nodes_per_app} nodes "
+        say(f"interleaved: {plans['interleaved']['about']['instances']} instances of {args.nodes_per_app} nodes "
              f"fit in the topology's {len(tree.nodes)} nodes (the poster ran {bullies.INTERLEAVED_INSTANCES})")
     cfg = _config(args, "bully", settings=[bullies.CONTROL] + patterns, baseline=bullies.CONTROL,
                   patterns=patterns, congestor_args=shlex.split(args.congestor_args), topology=args.topology,
@@ -158,14 +131,7 @@ def _run(args, cfg, nodes, specs) -> int:
     study = runner.open_study(out, cfg, nodes, args.resume, args.force)
     launcher = launch.make(args.launcher, args.ppn, out.parent, args.launcher_args)
     with terminate_as_interrupt():  # SIGTERM/SIGHUP: stop as on Ctrl-C, keep the finished runs
-        return runner.run_study(study, specs, launcher, out, log=_say)
-
-
-def _say(message: str) -> None:
-    try:
-        print(message, flush=True)
-    except OSError:  # the terminal went away (SIGHUP): the study JSON still says it all
-        pass
+        return runner.run_study(study, specs, launcher, out, log=say)
 
 
 def add_parser(sub) -> None:

@@ -13,76 +13,24 @@ for its end.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
-from gpcnet.signals import die_with_parent, exit_code, ignoring_termination
+from gpcnet.signals import exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
-from gpcnet.study import sampling
+from gpcnet.study import procs, sampling
 
 SCHEMA = 1
 KIND = "gpcnet_study"
 
 
-def _tail(path: Path, n: int = 300) -> str:
-    """What a job said: its first and last words (the program's own message
-    usually comes first, mpirun's summary last) and where the rest is."""
-    try:
-        text = path.read_text(errors="replace").strip()
-    except OSError:
-        return ""
-    if len(text) > 2 * n:
-        text = text[:n] + " [...] " + text[-n:]
-    return " ".join(text.split()) + f" (full output: {path.name})"
-
-
-_LIVE: set = set()  # jobs started and not yet stopped: ended on an interrupt whatever it cut short
-
-
-def _stop(proc: subprocess.Popen, grace: float) -> None:
-    """End a job and everything it started (its own process group)."""
-    _LIVE.discard(proc)
-    if proc.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _spawn(cmd: list, env: dict, out: Path, err: Path) -> subprocess.Popen:
-    # The job files are the study's own (FILE.d/): replaced, never through a link.
-    with safe_write.open_new(out, "wb", force=True) as o, safe_write.open_new(err, "wb", force=True) as e:
-        proc = subprocess.Popen(cmd, env=env, stdout=o, stderr=e, stdin=subprocess.DEVNULL,
-                                start_new_session=True, preexec_fn=die_with_parent)
-    _LIVE.add(proc)
-    return proc
-
-
-def _signal_stop(stop: Path) -> None:
-    """Create the congestor's stop file; if that fails it is stopped by signal."""
-    try:
-        with safe_write.open_new(stop, force=True):
-            pass
-    except GpcnetError:
-        pass
-
-
 def _failed(message: str, err: Path):
-    raise RunFailed(message + ": " + _tail(err) if _tail(err) else message)
+    raise procs.RunFailed(message + ": " + procs.tail(err) if procs.tail(err) else message)
 
 
 def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, names: dict):
@@ -98,7 +46,7 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
     ccmd = launcher.job(spec["congestor_nodes"],
                         cj.command(cfg, launcher, rid, workdir, stop, cjson, extra), f"congestor-{rid}")
     rec["congestor_command"] = ccmd
-    cong = _spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
+    cong = procs.spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
     err = workdir / f"congestor-{rid}.err"
     rec["congestor_ready_s"] = cj.wait_ready(cfg, cong, cjson, lambda m: _failed(m, err))
     return cong
@@ -106,7 +54,7 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
 
 def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> None:
     """Start the application (and the counter sampler just before it), wait
-    for it, record its times and the counters; RunFailed if it failed."""
+    for it, record its times and the counters; procs.RunFailed if it failed."""
     rid = spec["id"]
     acmd = launcher.job(spec["app_nodes"], cfg["app_command"], f"app-{rid}")
     rec["app_command"] = acmd
@@ -120,9 +68,9 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
     congestor_died = None
     try:
         try:
-            app = _spawn(acmd, launcher.env, aout, aerr)
+            app = procs.spawn(acmd, launcher.env, aout, aerr)
         except OSError as e:
-            raise RunFailed(f"application did not start: {e.strerror}: {acmd[0]}") from None
+            raise procs.RunFailed(f"application did not start: {e.strerror}: {acmd[0]}") from None
         try:
             while True:
                 try:
@@ -131,12 +79,12 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
                 except subprocess.TimeoutExpired:
                     pass
                 if cfg["timeout"] and time.monotonic() - t0 > cfg["timeout"]:
-                    _stop(app, 5)
-                    raise RunFailed(f"application still running after --timeout {cfg['timeout']:g} s; stopped")
+                    procs.stop(app, 5)
+                    raise procs.RunFailed(f"application still running after --timeout {cfg['timeout']:g} s; stopped")
                 if cong is not None and congestor_died is None and cong.poll() is not None:
                     congestor_died = time.monotonic() - t0
         finally:
-            _stop(app, 5)
+            procs.stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
     finally:
         if sampler is not None:
@@ -144,16 +92,16 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
     rec["app_exit"] = app.returncode
     if app.returncode != 0:
         what = "did not start" if app.returncode in (126, 127) else f"exited with {app.returncode}"
-        raise RunFailed(f"application {what}: " + (_tail(aerr) or _tail(aout)))
+        raise procs.RunFailed(f"application {what}: " + (procs.tail(aerr) or procs.tail(aout)))
     if congestor_died is not None:
         if cfg.get("congestor_kind", "congestor") == "load-test" and cong.returncode == 0:
             rec["load_test_ended_before_app"] = True   # it ran its schedule to the end: not a failure
         else:
-            raise RunFailed(f"congestor died {congestor_died:.1f} s into the application "
-                            f"(exit {cong.returncode}): " + _tail(workdir / f"congestor-{rid}.err"))
+            raise procs.RunFailed(f"congestor died {congestor_died:.1f} s into the application "
+                            f"(exit {cong.returncode}): " + procs.tail(workdir / f"congestor-{rid}.err"))
     if cfg.get("fom_regex"):
         m = re.search(cfg["fom_regex"], aout.read_text(errors="replace"), re.MULTILINE)
-        rec["fom"] = _fom(m.group(1) if m.groups() else m.group(0)) if m else None
+        rec["fom"] = procs.fom(m.group(1) if m.groups() else m.group(0)) if m else None
         if rec["fom"] is None:
             rec["fom_missing"] = (f"no match of {cfg['fom_regex']!r} in the application's output" if m is None
                                   else f"{cfg['fom_regex']!r} matched {str(m.group(0))[:40]!r}, not a finite number")
@@ -173,18 +121,18 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             cong = _start_congestor(spec, cfg, launcher, workdir, rec, names)
         run_app(spec, cfg, launcher, workdir, rec, cong)
         rec["status"] = "ok"
-    except RunFailed as e:
+    except procs.RunFailed as e:
         rec["status"] = "failed"
         rec["error"] = str(e)
     finally:
         if cong is not None:
             if cfg.get("congestor_kind", "congestor") == "congestor" or rec["status"] != "ok":
-                _signal_stop(stop)
+                procs.signal_stop(stop)
             try:
                 cong.wait(timeout=cj.finish_wait_s(cfg) if rec["status"] == "ok" else cfg["congestor_stop_timeout"])
             except subprocess.TimeoutExpired:
                 rec["congestor_forced_stop"] = True
-            _stop(cong, 5)
+            procs.stop(cong, 5)
             rec["congestor_exit"] = cong.returncode
             rec["congestor"] = cj.summary(cfg, cjson, names, spec["congestor_nodes"])
             if "load_test" in rec["congestor"]:
@@ -193,18 +141,6 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                 rec["status"], rec["error"] = "failed", "congestor: " + rec["congestor"]["error"]
     rec["finished"] = time.time()
     return rec
-
-
-class RunFailed(Exception):
-    pass
-
-
-def _fom(text) -> float | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
 
 
 def save(study: dict, path: Path) -> None:
@@ -272,8 +208,8 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_ru
             rec = run(spec, study, launcher, workdir)
         except KeyboardInterrupt as e:
             with ignoring_termination():
-                for proc in list(_LIVE):
-                    _stop(proc, 5)
+                for proc in list(procs.LIVE):
+                    procs.stop(proc, 5)
                 ok = sum(r.get("status") == "ok" for r in study["runs"])
                 log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}"
                     + ("; continue with the same command and --resume" if resumable else ""))

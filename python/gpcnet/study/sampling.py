@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from gpcnet.signals import die_with_parent
-from gpcnet.study import stall
+from gpcnet.study import procs, stall
 
 COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
                  "infiniband-switch": ("PortXmitWait", "PortXmitData"),
@@ -118,18 +118,16 @@ class JobSampler:
         self.proc = None
 
     def start(self) -> None:
-        from gpcnet.study import runner
         self.stop_file.unlink(missing_ok=True)
-        self.proc = runner._spawn(self.cmd, self.launcher.env, self.out, self.err)
+        self.proc = procs.spawn(self.cmd, self.launcher.env, self.out, self.err)
 
     def stop(self) -> tuple:
-        from gpcnet.study import runner
-        runner._signal_stop(self.stop_file)
+        procs.signal_stop(self.stop_file)
         try:
             self.proc.wait(timeout=10)
         except Exception:
             pass
-        runner._stop(self.proc, 5)
+        procs.stop(self.proc, 5)
         by_host, errors, sources = {}, [], set()
         try:
             lines = self.out.read_text(errors="replace").splitlines()
@@ -146,7 +144,7 @@ class JobSampler:
         missing = [n for n in self.nodes if n.split(".")[0] not in by_host]
         if missing:
             errors.append(f"no readings from {', '.join(missing[:5])} (sampler exit {self.proc.returncode}: "
-                          + runner._tail(self.err) + ")")
+                          + procs.tail(self.err) + ")")
         real = sources - {"none"}
         self.source = ("infiniband-switch" if "infiniband-switch" in real else
                        "infiniband-hca" if real else "none")

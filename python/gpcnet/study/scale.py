@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
-from gpcnet.study import launch, runner
+from gpcnet.study import launch, options, procs, runner
 
 PAPER_COUNTS = "16,32,64,86,106,128"
 
@@ -73,14 +73,14 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         names = launcher.program_names(spec["app_nodes"])
         got = congestor_job.summary(dict(cfg, congestor_kind="load-test"), ljson, names, spec["app_nodes"])
         if got.get("error"):
-            raise runner.RunFailed(got["error"])
+            raise procs.RunFailed(got["error"])
         test, ratio = bandwidth_ratio(read_json(ljson, "load test JSON"))
         rec["load_test"] = dict(got["load_test"], status=got["status"], ran_on=got["ran_on"],
                                 bandwidth_test=test, bandwidth_ratio=ratio)
         if ratio is None:
-            raise runner.RunFailed("the load test ran no bandwidth canary (--tests without one): no bandwidth ratio")
+            raise procs.RunFailed("the load test ran no bandwidth canary (--tests without one): no bandwidth ratio")
         rec["status"] = "ok"
-    except (runner.RunFailed, GpcnetError) as e:
+    except (procs.RunFailed, GpcnetError) as e:
         rec["status"], rec["error"] = "failed", str(e)
     rec["finished"] = time.time()
     return rec
@@ -97,12 +97,12 @@ def _finished(rec: dict) -> str:
 
 
 def cmd_scale(args) -> int:
-    from gpcnet.study import cli, congestor_job
+    from gpcnet.study import congestor_job
     nodes = launch.read_nodes(args.hostfile, args.nodes, args.slurm, args.testbed)
     counts = parse_counts(args.node_counts, len(nodes))
     if args.repetitions < 1:
         raise GpcnetError(f"--repetitions {args.repetitions}: expected 1 or more")
-    cli.check_sampling(args)
+    options.check_sampling(args)
     if not (math.isfinite(args.timeout) and args.timeout >= 0):
         raise GpcnetError(f"--timeout {args.timeout:g}: expected seconds, 0 (none) or more")
     try:
@@ -123,7 +123,7 @@ def cmd_scale(args) -> int:
     study = runner.open_study(out, cfg, nodes, False, args.force)
     launcher = launch.make(args.launcher, args.ppn, out.parent, args.launcher_args)
     with terminate_as_interrupt():  # SIGTERM/SIGHUP: stop as on Ctrl-C, keep the finished runs
-        return runner.run_study(study, specs, launcher, out, log=cli._say, run=run_one,
+        return runner.run_study(study, specs, launcher, out, log=options.say, run=run_one,
                                 started=_started, finished=_finished, resumable=False)
 
 
@@ -146,10 +146,9 @@ def add_parser(ss) -> None:
                    help="network_load_test options (default none: the published run)")
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
                    help="stop a run after SEC seconds (recorded as failed; default none)")
-    from gpcnet.study import cli
-    cli.sampling_options(p, "the load test's")
+    options.sampling_options(p, "the load test's")
     p.add_argument("-o", "--output", default="scale.json", metavar="FILE",
                    help="study JSON (default scale.json; job files in FILE's stem + .d/)")
     p.add_argument("--force", action="store_true", help="overwrite --output")
-    cli.node_list_options(p, "node[001-128]")
+    options.node_list_options(p, "node[001-128]")
     p.set_defaults(func=cmd_scale)

@@ -40,19 +40,11 @@ def _topology(args):
                           args.ecn, args.queue)
 
 
-def _lock():
-    """One up/down at a time on this machine."""
-    import fcntl
-    f = open("/run/gpcnet-testbed.lock", "w")
-    fcntl.flock(f, fcntl.LOCK_EX)
-    return f
-
-
 def cmd_up(args) -> int:
     from gpcnet.testbed import launch, netns
     topo = _topology(args)          # bad shapes are refused before anything exists
     netns.require_root("gpcnet testbed up")
-    lock = _lock()  # noqa: F841 (held until exit)
+    lock = netns.change_lock()  # noqa: F841 (held until exit)
     if netns.load_state() is not None or netns.leftovers():
         if not args.force:
             raise GpcnetError("a testbed is already up; `gpcnet testbed down` first, "
@@ -85,7 +77,7 @@ def cmd_up(args) -> int:
 def cmd_down(args) -> int:
     from gpcnet.testbed import netns
     netns.require_root("gpcnet testbed down")
-    lock = _lock()  # noqa: F841 (held until exit)
+    lock = netns.change_lock()  # noqa: F841 (held until exit)
     removed = netns.destroy()
     print(f"testbed down: removed {len(removed)} namespaces" if removed else "no testbed was up")
     return 0

@@ -208,16 +208,11 @@ def describe(fault: dict) -> str:
     return f"{fault['kind']} {fault['target']}: {fault['detail']} (since {fault['since']})"
 
 
-def _lock():
-    from gpcnet.testbed.cli import _lock as testbed_lock
-    return testbed_lock()
-
-
 def cmd_fault(args) -> int:
     from gpcnet.testbed import launch
     netns.require_root("gpcnet testbed fault")
     topo = launch.current()
-    lock = _lock()  # noqa: F841 (one change of the testbed at a time)
+    lock = netns.change_lock()  # noqa: F841 (one change of the testbed at a time)
     faults = load()
     kind = args.fault_kind
     if kind == "clear":
@@ -287,7 +282,7 @@ def _flap(topo: Topology, target: str, link, seconds: float) -> int:
     except KeyboardInterrupt as e:
         code = exit_code(e)
     with ignoring_termination():
-        lock = _lock()  # noqa: F841
+        lock = netns.change_lock()  # noqa: F841
         if netns.load_state() is None:
             print(f"fault: flap {target}: the testbed went down meanwhile")
             return code

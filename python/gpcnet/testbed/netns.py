@@ -32,6 +32,18 @@ TBF_BURST = 96 * 1024   # above a 64 KiB GSO packet, or tbf drops it silently
 NUD_NOARP, NTF_MASTER = 0x40, 0x04
 
 
+def change_lock():
+    """Held while the testbed is built, changed or removed: one change at a
+    time on this machine. Opened without following a link (we run as root);
+    the returned file keeps the lock until it is closed or we exit."""
+    import fcntl
+    fd = os.open("/run/gpcnet-testbed.lock",
+                 os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    f = os.fdopen(fd, "w")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
 def require_root(action: str) -> None:
     if os.geteuid() != 0:
         raise GpcnetError(f"{action} needs root (network namespaces, links and queues); "
