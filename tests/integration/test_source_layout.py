@@ -5,6 +5,8 @@ needs no build."""
 import re
 from pathlib import Path
 
+from graph_cycles import find_cycle
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 MAX_LINES = 400
@@ -21,32 +23,6 @@ def module_graph():
             if dep != mod and (SRC / inc).exists():
                 deps.add(dep)
     return graph
-
-
-def find_cycle(graph):
-    """One include circle as a list of modules, or None."""
-    state, stack = {}, []
-
-    def visit(m):
-        state[m] = "open"
-        stack.append(m)
-        for d in sorted(graph.get(m, ())):
-            if state.get(d) == "open":
-                return stack[stack.index(d):] + [d]
-            if d not in state:
-                found = visit(d)
-                if found:
-                    return found
-        stack.pop()
-        state[m] = "done"
-        return None
-
-    for m in sorted(graph):
-        if m not in state:
-            found = visit(m)
-            if found:
-                return found
-    return None
 
 
 def test_find_cycle_sees_a_circle():

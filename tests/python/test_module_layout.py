@@ -6,6 +6,8 @@ imports faults.py). Reads the sources only."""
 import ast
 from pathlib import Path
 
+from graph_cycles import find_cycle
+
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "gpcnet"
 
 
@@ -30,27 +32,6 @@ def import_graph(root=PACKAGE, package="gpcnet"):
             deps.update(t for t in targets if t in names and t != mod
                         and not mod.startswith(t + "."))  # a package's __init__ is not a peer
     return graph
-
-
-def find_cycle(graph):
-    state, stack = {}, []
-
-    def visit(m):
-        state[m] = "open"
-        stack.append(m)
-        for d in sorted(graph.get(m, ())):
-            if state.get(d) == "open":
-                return stack[stack.index(d):] + [d]
-            if d not in state and (found := visit(d)):
-                return found
-        stack.pop()
-        state[m] = "done"
-        return None
-
-    for m in sorted(graph):
-        if m not in state and (found := visit(m)):
-            return found
-    return None
 
 
 def test_graph_counts_imports_inside_functions(tmp_path):
