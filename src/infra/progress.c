@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "infra/watchdog.h"
+
 #define HEARTBEAT_SECONDS 5.0
 
 static struct {
@@ -27,6 +29,7 @@ static void stamp(void) { fprintf(stderr, "[gpcnet %7.1fs] ", MPI_Wtime() - P.t0
 
 void progress_step(const char *phase, const char *what, double time_limit)
 {
+    watchdog_note_step(phase, what);
     if (!P.enabled)
         return;
     P.step++;

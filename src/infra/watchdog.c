@@ -28,6 +28,13 @@ static char reason_deadline[128];
 static char msg_deadline_kept[PATH_LEN + 200], msg_deadline_none[256];
 static char msg_signal_kept[PATH_LEN + 200], msg_signal_none[256];
 
+/* What the run was doing (watchdog_note_step), for "aborted_in": two
+ * buffers, so the handler always reads a whole one: the other is filled,
+ * then made current. */
+#define STEP_LEN 192
+static char step_text[2][STEP_LEN];
+static volatile sig_atomic_t step_current = -1;
+
 /* Scratch for the handler (only one handler runs: the others are masked). */
 static char head[HEAD_LEN + 1];
 static char out[HEAD_LEN + 512];
@@ -110,14 +117,19 @@ static int patch_head(size_t len, const char *reason, size_t *out_len)
     size_t n = 0, pos = 0;
     /* The fields appear in this order in results_json.c; any missing one
      * is simply not patched. */
+    int cur = step_current;
+    const char *step = cur >= 0 ? step_text[cur] : NULL;
     struct {
         char *at;
         size_t from_len;
-        const char *parts[3];
+        const char *parts[6];
     } edits[3] = {
-        {st, sizeof(running) - 1, {running, "", ""}},
-        {ar, sizeof(no_reason) - 1, {"\"abort_reason\": \"", reason, "\""}},
-        {fa, sizeof(no_finish) - 1, {"\"finished_at\": \"", when, "\""}},
+        {st, sizeof(running) - 1, {running, "", "", "", "", ""}},
+        {ar,
+         sizeof(no_reason) - 1,
+         {"\"abort_reason\": \"", reason, "\"", step ? ", \"aborted_in\": \"" : "",
+          step ? step : "", step ? "\"" : ""}},
+        {fa, sizeof(no_finish) - 1, {"\"finished_at\": \"", when, "\"", "", "", ""}},
     };
     for (int e = 0; e < 3; e++) {
         if (!edits[e].at)
@@ -126,7 +138,7 @@ static int patch_head(size_t len, const char *reason, size_t *out_len)
         if (at < pos)
             continue;
         add(&n, head + pos, at - pos);
-        for (int p = 0; p < 3; p++)
+        for (int p = 0; p < 6; p++)
             add(&n, edits[e].parts[p], strlen(edits[e].parts[p]));
         pos = at + edits[e].from_len;
     }
@@ -297,4 +309,22 @@ void watchdog_note_tmp(const char *tmp)
         memcpy(json_tmp, tmp, strlen(tmp) + 1);
         json_tmp_set = 1;
     }
+}
+
+void watchdog_note_step(const char *phase, const char *what)
+{
+    if (!phase) {
+        step_current = -1;
+        return;
+    }
+    int next = step_current == 0 ? 1 : 0;
+    char *b = step_text[next];
+    size_t n = 0;
+    const char *parts[3] = {phase, ": ", what};
+    for (int p = 0; p < 3 && parts[p]; p++)
+        for (const char *c = parts[p]; *c && n + 1 < STEP_LEN; c++)
+            /* Written into the JSON as is: nothing that would need escaping. */
+            b[n++] = (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) ? '\'' : *c;
+    b[n] = '\0';
+    step_current = next;
 }

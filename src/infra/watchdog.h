@@ -20,4 +20,10 @@ void watchdog_start(int rank, double deadline_s, const char *json_path);
  * there is none): a handler that ends the run removes it. */
 void watchdog_note_tmp(const char *tmp);
 
+/* The step the run is in ("with congestion: RR Two-sided Lat (8 B)"): an
+ * aborted document names it in "aborted_in". Called by progress_step on
+ * every rank, whether progress is printed or not; phase NULL: between
+ * steps (the step's results are saved), nothing to name. */
+void watchdog_note_step(const char *phase, const char *what);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "infra/watchdog.h"
 #include "suite/phase_counters.h"
 #include "suite/results_json.h"
 #include "suite/run_lifecycle.h"
@@ -16,6 +17,7 @@ void suite_phase_end(run_t *run, const char *name, double wall_s)
         return;
     run_record_phase(run, name, wall_s);
     results_json_write(run);
+    watchdog_note_step(NULL, NULL); /* saved: an abort from here on is in no step */
 }
 
 void suite_save(run_t *run)

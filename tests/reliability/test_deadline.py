@@ -32,6 +32,8 @@ def test_deadline_mid_run(jobs, tmp_path):
     assert len(doc["phases"]) < 8
     assert doc["status"] == "aborted"
     assert doc["abort_reason"] == "deadline: --deadline 2.5 s reached"
+    # The step that was running, not one already saved.
+    assert doc["aborted_in"].startswith("isolated: "), doc["aborted_in"]
     no_temporary_files(tmp_path)
 
 

@@ -35,6 +35,7 @@ LOAD = ["--tests", "rr_two_sided_lat,multiple_allreduce", "--time-limit", PHASE_
         "--warmup", 1, "--congestors", "a2a", "--canary-fraction", 0.5,
         "--congestor-measurements", 2, "--seed", 1, "--deadline", DEADLINE, "--quiet"]
 ALL_PHASES = 4
+LOAD_TEST_STEPS = {"isolated", "with congestion"}  # an aborted JSON's "aborted_in" names one
 
 testbed = make_testbed("--hosts", "4")
 
@@ -142,6 +143,7 @@ def test_link_down_ended_by_the_deadline(tb, tmp_path):
     assert ended - run.start < DEADLINE + END_BOUND
     assert doc["status"] == "aborted"
     assert doc["abort_reason"] == f"deadline: --deadline {DEADLINE} s reached"
+    assert doc["aborted_in"].split(": ")[0] in LOAD_TEST_STEPS, doc["aborted_in"]
     assert len(kept(before, doc)) < ALL_PHASES
     assert err.count(f"--deadline of {DEADLINE} s reached") == 1
     gpcnet("testbed", "fault", "clear", host)
@@ -215,6 +217,7 @@ def test_killed_host_ends_the_job(tb, tmp_path):
     assert code != 0
     assert ended - killed_at < END_BOUND
     assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    assert doc["aborted_in"].split(": ")[0] in LOAD_TEST_STEPS, doc["aborted_in"]
     assert len(kept(before, doc)) < ALL_PHASES
     # Open MPI's mpirun usually names the host ("Remote daemon: ... on node
     # node02"), but once said "ORTE was unable to reliably start one or more
