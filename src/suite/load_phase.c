@@ -19,7 +19,7 @@
 #define TAG_CONGESTOR_RESULT 4201
 
 void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s,
-                               const char *table_id, const char *title, int print, int only)
+                        const char *table_id, const char *title, int print, int only)
 {
     if (ro->is_congestor && (only < 0 || only == ro->kernel))
         stats_reduce(acc, ro->kernel_comm);
