@@ -18,17 +18,14 @@ SHORT_PASSES = (["--congestor-measurements", "4", "--congestor-iterations", "64"
                 if mpi_harness.MPI == "openmpi"
                 else ["--congestor-measurements", "2", "--congestor-iterations", "8"])
 DEADLINE = "60" if mpi_harness.MPI == "openmpi" else "150"
-# Short canary measurements: the time limit is checked between measurements,
-# and one measurement of the default loops lasted 40 s under MPICH (8-byte
-# exchanges of polling ranks on 2 cores take milliseconds), past the deadline.
-SHORT_CANARY = ["--measurements", "3", "--rings", "4", "--iterations", "20", "--warmup", "5"]
 
 
 @pytest.mark.parametrize("congestor", ["a2a", "dl_allreduce"])
 def test_paced_collective_without_pauses_finishes(harness, tmp_path, congestor):
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--seed", "7",
                     "--output-dir", tmp_path, "--quiet", "--tests", "rr_two_sided_lat",
-                    "--time-limit", "0.5", *SHORT_PASSES, *SHORT_CANARY, "--congestors", congestor,
+                    "--time-limit", "0.5", *SHORT_PASSES, "--measurements", "3",
+                    *mpi_harness.QUICK_LOOPS, "--congestors", congestor,
                     "--burst-intensity", "0.25", "--deadline", DEADLINE, timeout=2 * int(DEADLINE))
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     doc = harness.load_json(tmp_path / "network_load_test.json")

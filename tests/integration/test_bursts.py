@@ -19,11 +19,6 @@ TIMELINE_BINS = 2048  # src/canary/timeline.h
 # of 64 iterations per measurement lasted seconds: a sweep took 120 s.
 SHORT_PASSES = ["--congestor-measurements", "4", "--congestor-iterations",
                 "64" if mpi_harness.MPI == "openmpi" else "8"]
-# Short canary measurements, so the time limit (checked between measurements)
-# bounds each phase: under MPICH an 8-byte exchange of 10 polling ranks on 2
-# cores can take milliseconds, and one measurement of the default loops then
-# lasted 40 s (a sweep of 6 phases outlasted its 180 s timeout in CI).
-SHORT_CANARY = ["--rings", "4", "--iterations", "20", "--warmup", "5"]
 
 
 def load(harness, out, *extra, np=10, timeout=180):
@@ -37,7 +32,7 @@ def load(harness, out, *extra, np=10, timeout=180):
 def bursty(harness, tmp_path_factory):
     out = tmp_path_factory.mktemp("bursty")
     return load(harness, out, "--tests", "rr_two_sided_lat", "--time-limit", "2.5",
-                *SHORT_PASSES, *SHORT_CANARY, "--burst", "200ms,300ms", "--burst-intensity", "1",
+                *SHORT_PASSES, *mpi_harness.QUICK_LOOPS, "--burst", "200ms,300ms", "--burst-intensity", "1",
                 "--timeline")
 
 
@@ -99,7 +94,7 @@ def test_timeline_is_bounded_and_adds_up(bursty, harness):
 
 def test_sweep_cells_each_get_a_timeline(harness, tmp_path):
     _, doc = load(harness, tmp_path, "--tests", "rr_two_sided_lat", "--time-limit", "0.6",
-                  *SHORT_PASSES, *SHORT_CANARY, "--congestors", "a2a,p2p_incast", "--congestor-sweep",
+                  *SHORT_PASSES, *mpi_harness.QUICK_LOOPS, "--congestors", "a2a,p2p_incast", "--congestor-sweep",
                   "--burst", "50ms,100ms", "--burst-intensity", "0.5", "--burst-jitter", "0.3",
                   "--timeline")
     tables = [r["table"] for r in doc["timeline"]]

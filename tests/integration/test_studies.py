@@ -170,13 +170,9 @@ def test_converge_ends_the_congestor_passes_too(harness, tmp_path):
     million measurements a loaded test takes little more than its canary
     test. Passes running out their time limit would take 20 s each: 4
     baselines and 2 per loaded test, past the 120 s timeout."""
-    # Short canary measurements (4 rings of 20): the canary test's end is
-    # checked between measurements, and one of the default 30 x 200 took tens
-    # of seconds under MPICH on a busy host (polling ranks, milliseconds per
-    # exchange), which timed the test out.
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--tests",
                     "rr_two_sided_lat", "--time-limit", "20", "--measurements", "10000000",
-                    "--rings", "4", "--iterations", "20", "--warmup", "5",
+                    *mpi_harness.QUICK_LOOPS,
                     "--congestor-measurements", "1000000", "--converge", "0.5", "--verbose",
                     "--output-dir", tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
