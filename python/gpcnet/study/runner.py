@@ -30,7 +30,8 @@ KIND = "gpcnet_study"
 
 
 def _failed(message: str, err: Path):
-    raise procs.RunFailed(message + ": " + procs.tail(err) if procs.tail(err) else message)
+    said = procs.tail(err)  # read the job's error file once
+    raise procs.RunFailed(f"{message}: {said}" if said else message)
 
 
 def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, names: dict):
