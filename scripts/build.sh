@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build one variant of GPCNeT (see docs/portability.md).
 #
-#   scripts/build.sh [--mpi openmpi|mpich|simgrid] [--sanitize] [--fuzz]
+#   scripts/build.sh [--mpi openmpi|mpich|mpich-ofi|simgrid] [--sanitize] [--fuzz]
 #                    [--type Release|Debug|RelWithDebInfo] [--dir DIR] [--clean]
 #
 #   --mpi openmpi   (default) Open MPI's mpicc.openmpi          -> build-openmpi/
 #   --mpi mpich     MPICH's mpicc.mpich                         -> build-mpich/
+#   --mpi mpich-ofi the testbed's MPICH (scripts/setup-testbed.sh, ch4:ofi;
+#                   run: gpcnet testbed run --mpi mpich)          -> build-mpich-ofi/
 #   --mpi simgrid   SimGrid SMPI's smpicc (run: scripts/smpirun.sh) -> build-simgrid/
 #   --sanitize      AddressSanitizer + UndefinedBehaviorSanitizer -> build-<mpi>-asan/
 #   --fuzz          clang + libFuzzer targets of tests/fuzz (no MPI run needed)
@@ -26,11 +28,11 @@ dir=""
 clean=0
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --mpi) mpi="${2:?--mpi needs openmpi, mpich or simgrid}"; shift 2 ;;
+        --mpi) mpi="${2:?--mpi needs openmpi, mpich, mpich-ofi or simgrid}"; shift 2 ;;
         --mpi=*) mpi="${1#--mpi=}"; shift ;;
         --sanitize) sanitize=1; shift ;;
         --fuzz) fuzz=1; shift ;;
@@ -62,6 +64,11 @@ case "$mpi" in
         need mpicc.mpich "install mpich libmpich-dev"
         args+=("-DMPI_C_COMPILER=$(command -v mpicc.mpich)")
         ;;
+    mpich-ofi)
+        wrapper="${GPCNET_MPICH_PREFIX:-/opt/gpcnet-mpich}/bin/mpicc"
+        [ -x "$wrapper" ] || { echo "build.sh: '$wrapper' not found; run scripts/setup-testbed.sh" >&2; exit 1; }
+        args+=("-DMPI_C_COMPILER=$wrapper")
+        ;;
     simgrid)
         need smpicc "install simgrid libsimgrid-dev"
         # smpicc is the compiler itself; there is no CMake MPI package for it.
@@ -69,7 +76,7 @@ case "$mpi" in
         args+=("-DCMAKE_C_COMPILER=$(command -v smpicc)" -DGPCNET_COMPILER_IS_MPI_WRAPPER=ON
                -DGPCNET_BUILD_TESTS=OFF)
         ;;
-    *) echo "build.sh: --mpi must be openmpi, mpich or simgrid, not '$mpi'" >&2; exit 2 ;;
+    *) echo "build.sh: --mpi must be openmpi, mpich, mpich-ofi or simgrid, not '$mpi'" >&2; exit 2 ;;
 esac
 
 name="build-$mpi"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Install what `gpcnet testbed` needs on Debian 12: iproute2 and util-linux
 # (nsenter, unshare), the pyroute2 Python library, and for `up --slurm`
-# Debian's Slurm (slurmctld, slurmd, slurm-client) and munge. Safe to run
+# Debian's Slurm (slurmctld, slurmd, slurm-client) and munge, and for
+# `gpcnet testbed run --mpi mpich` MPICH as the MPICH team publishes it on
+# PyPI (the `mpich` wheel, with the ch4:ofi device Debian's MPICH lacks),
+# under $GPCNET_MPICH_PREFIX (default /opt/gpcnet-mpich). Safe to run
 # again; never asks anything. The Slurm and munge services Debian may start
 # are not used: the testbed runs its own daemons inside its namespaces.
 set -euo pipefail
@@ -22,4 +25,24 @@ if ! python3 -c "import pyroute2" 2>/dev/null; then
     echo "setup-testbed: installing pyroute2"
     python3 -m pip install --quiet pyroute2 </dev/null 2>/dev/null ||
         python3 -m pip install --quiet --break-system-packages pyroute2 </dev/null
+fi
+
+# MPICH for the testbed. Debian's MPICH has only ch4:ucx, whose
+# MPI_Finalize deadlocks now and then over TCP (docs/testbed.md#mpich);
+# this build also has ch4:ofi. Checked by what is used: its Hydra, its
+# compiler wrapper and an ofi-capable library.
+MPICH_VERSION=5.0.2
+prefix="${GPCNET_MPICH_PREFIX:-/opt/gpcnet-mpich}"
+mpich_ok() {
+    [ -x "$prefix/bin/mpiexec.hydra" ] && [ -x "$prefix/bin/mpicc" ] &&
+        [ -f "$prefix/lib/libmpi.so.12" ] &&
+        "$prefix/bin/mpichversion" 2>/dev/null | grep -q "^MPICH Version: *$MPICH_VERSION\$" &&
+        "$prefix/bin/mpichversion" 2>/dev/null | grep -q '^MPICH Device:.*ofi'
+}
+if ! mpich_ok; then
+    echo "setup-testbed: installing MPICH $MPICH_VERSION (PyPI wheel 'mpich') under $prefix"
+    [ ! -L "$prefix" ] || { echo "setup-testbed: $prefix is a symbolic link; refusing to install through it" >&2; exit 1; }
+    python3 -m pip install --quiet --no-deps --ignore-installed --prefix "$prefix" "mpich==$MPICH_VERSION" </dev/null 2>/dev/null ||
+        python3 -m pip install --quiet --no-deps --ignore-installed --break-system-packages --prefix "$prefix" "mpich==$MPICH_VERSION" </dev/null
+    mpich_ok || { echo "setup-testbed: MPICH under $prefix is not usable (no ofi device or files missing)" >&2; exit 1; }
 fi

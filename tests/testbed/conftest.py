@@ -97,6 +97,23 @@ def clean():
     gpcnet("testbed", "down", check=False)
 
 
+@pytest.fixture(scope="session")
+def mpich_programs():
+    """The suite built against the testbed's MPICH (scripts/setup-testbed.sh
+    installs it, and the test command's set-up runs that script): its
+    build directory, on a path every host sees."""
+    d = REPO / "build-mpich-ofi"
+    if mpi_harness.host_private(d):
+        d = Path(tempfile.mkdtemp(prefix="gpcnet-mpich-ofi-", dir="/var/tmp"))
+    p = subprocess.run(["bash", str(REPO / "scripts" / "build.sh"), "--mpi", "mpich-ofi",
+                        "--dir", str(d)], capture_output=True, text=True, timeout=900,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, f"the build for the testbed's MPICH failed:\n{p.stderr[-2000:]}"
+    yield d
+    if d != REPO / "build-mpich-ofi":
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def make_testbed(*up_args):
     @pytest.fixture(scope="module")
     def fixture():

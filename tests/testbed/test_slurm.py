@@ -83,6 +83,22 @@ def test_srun_direct_launch_across_4_hosts(slurm10, tmp_path):
     assert all(b < 100_000 for d, b in sent.items() if d not in used), sent
 
 
+def test_srun_pmi2_starts_mpich_across_4_hosts(slurm10, mpich_programs, tmp_path):
+    """srun --mpi=pmi2 starts the testbed's MPICH programs (Debian's Open MPI
+    has no PMI-2 client), in the MPICH jobs' environment (--no-mpi --mpi
+    mpich): 2 ranks on each of 4 hosts, the data on those hosts' ports."""
+    counters = tmp_path / "counters.json"
+    p = gpcnet("testbed", "run", "--no-mpi", "--mpi", "mpich", "--timeout", 120, "--counters",
+               counters, "--", "srun", "--mpi=pmi2", "-N", 4, "--ntasks-per-node=2",
+               mpich_programs / "network_test", *QUICK, "--tests", "rr_two_sided_bw",
+               "--output-dir", tmp_path, timeout=180)
+    assert "Test with 8 MPI ranks (4 nodes)" in p.stdout and "MPI = MPICH" in p.stdout
+    doc = load(tmp_path / "network_test.json")
+    assert doc["status"] == "complete"
+    sent = edge_bytes(counters)
+    assert all(sent[f"d{i}"] > 1_000_000 for i in range(1, 5)), sent
+
+
 def test_sbatch_with_srun_inside(slurm10, tmp_path):
     out = tmp_path / "job.out"
     p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", "sbatch", "--wait", "-N", 4,

@@ -108,12 +108,13 @@ def cmd_run(args) -> int:
     interval = _counters_interval(args)   # bad values: exit 2 before anything else
     netns.require_root("gpcnet testbed run")
     topo = launch.current()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = args.job[1:] if args.job[:1] == ["--"] else args.job
     if args.ppn < 1:
         raise GpcnetError(f"--ppn {args.ppn}: expected 1 or more")
     before = counters.sample(topo) if args.counters else None
     with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
-        rc = launch.run(topo, args.ppn, command, mpi=not args.no_mpi, timeout=args.timeout)
+        rc = launch.run(topo, args.ppn, command, mpi=args.mpi, once=args.no_mpi,
+                        timeout=args.timeout)
     if args.counters:
         after = counters.sample(topo)
         doc = {"before": before, "after": after, "delta": counters.delta(before, after)}
@@ -176,10 +177,11 @@ def add_parser(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing --json file")
     p.set_defaults(func=cmd_status)
 
-    p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI)",
-                        description="Run COMMAND on every testbed host with mpirun (from the head "
-                                    "node, daemons over the management network, MPI over the data "
-                                    "fabric). Example: gpcnet testbed run --ppn 2 -- ./network_test")
+    p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI or MPICH)",
+                        description="Run COMMAND on every testbed host with mpirun, or MPICH's Hydra "
+                                    "with --mpi mpich (from the head node, daemons over the management "
+                                    "network, MPI over the data fabric). Example: gpcnet testbed run "
+                                    "--ppn 2 -- ./network_test")
     p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
     p.add_argument("--force", action="store_true", help="replace an existing --counters file")
     p.add_argument("--counters", metavar="FILE",
@@ -189,9 +191,14 @@ def add_parser(sub) -> None:
                    help="with --counters: also sample every switch port every SEC seconds during the "
                         "job (0.01 to 3600) into the file's series: per interval bytes, packets, drops, "
                         "overlimits and backlog, timed from the job's start")
+    p.add_argument("--mpi", choices=("openmpi", "mpich"), default="openmpi",
+                   help="launcher: openmpi (Debian's mpirun, the default) or mpich (Hydra of the MPICH "
+                        "scripts/setup-testbed.sh installs, ch4:ofi over TCP on the data NIC; programs "
+                        "built with scripts/build.sh --mpi mpich-ofi)")
     p.add_argument("--no-mpi", action="store_true",
-                   help="run COMMAND once on the head node instead (e.g. sbatch, srun)")
-    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+                   help="run COMMAND once on the head node instead (e.g. sbatch, srun), in the "
+                        "environment of --mpi's jobs")
+    p.add_argument("job", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
     p.set_defaults(func=cmd_run)
 
     from gpcnet.testbed import faults

@@ -15,7 +15,7 @@ import subprocess
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
-from gpcnet.testbed import netns
+from gpcnet.testbed import mpich, netns
 from gpcnet.testbed.topology import DATA_CIDR, MGMT_CIDR, Topology
 
 AGENT = """#!/bin/sh
@@ -141,12 +141,22 @@ def mpi_env() -> dict:
     return env
 
 
-def run(topo: Topology, ppn: int, command: list, mpi: bool = True, timeout=None) -> int:
+def run(topo: Topology, ppn: int, command: list, mpi: str = "openmpi", once: bool = False,
+        timeout=None) -> int:
+    """Run command on the head node, started on every host by mpi's
+    launcher ("openmpi": mpirun; "mpich": Hydra), or once (e.g. srun) in
+    mpi's testbed environment."""
     if not command:
         raise GpcnetError("nothing to run: give the command after --, e.g. "
                           "gpcnet testbed run -- ./network_test")
-    full = enter_head(topo, shared_cwd()) + (mpirun_command(topo, ppn, command) if mpi else list(command))
+    env = mpi_env()
+    if mpi == "mpich":
+        env.update(mpich.settings())
+        started = list(command) if once else mpich.mpiexec_command(topo, ppn, command)
+    else:
+        started = list(command) if once else mpirun_command(topo, ppn, command)
+    full = enter_head(topo, shared_cwd()) + started
     try:
-        return subprocess.run(full, env=mpi_env(), timeout=timeout).returncode
+        return subprocess.run(full, env=env, timeout=timeout).returncode
     except subprocess.TimeoutExpired:
         raise GpcnetError(f"the job did not finish within {timeout:g} s") from None
