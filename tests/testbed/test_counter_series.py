@@ -10,10 +10,13 @@ star2 = make_testbed("--topology", "star", "--hosts", "2", "--host-rate", "100mb
 
 def test_counter_series_is_sampled_during_the_job(star2, tmp_path):
     counters = tmp_path / "counters.json"
-    # A job of about 2 s (a shell on the head node around an MPI job that
-    # moves data between the two hosts) sampled every 0.2 s.
+    # A job of a few seconds (an MPI job that moves data between the two
+    # hosts) sampled every 0.2 s. Short measurements (1 ring of 2
+    # iterations, 4 MiB per rank; 1 warm-up iteration, not the default 200
+    # that moved 400 MiB at 100 Mbit/s) so the time limit bounds the job.
     gpcnet("testbed", "run", "--timeout", 120, "--counters", counters, "--counters-interval", "0.2", "--",
            binary("network_test"), "--tests", "rr_two_sided_bw", "--time-limit", "1.5",
+           "--rings", "1", "--iterations", "2", "--warmup", "1",
            "--output-dir", tmp_path, "--quiet", timeout=180)
     doc = load(counters)
     series = doc["series"]

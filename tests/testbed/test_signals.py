@@ -24,7 +24,13 @@ def test_signal_midway_through_up_leaves_nothing(clean, monkeypatch, capsys, sig
             os.kill(os.getpid(), sig)
 
     monkeypatch.setattr(netns, "_set_hostname", set_hostname_then_signal)
-    code = cli.main(["testbed", "up", "--hosts", "6"])
+    # Ctrl-C as at a terminal: Python ignores SIGINT from the start when it
+    # was started ignored (a background job of a shell without job control).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = cli.main(["testbed", "up", "--hosts", "6"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert code == 128 + sig, capsys.readouterr()
     assert len(calls) == 2, "the signal stopped the build where it was sent"
     assert our_namespaces() == []
