@@ -11,10 +11,10 @@
 # gpcnet tool with pytest, pytest-timeout and ReFrame, headless Chromium,
 # python3-venv (as root, tests/docs makes a venv of Debian's Python with the
 # tool's dependencies for its unprivileged user, /var/cache/gpcnet-tests),
-# iproute2, pyroute2, Slurm and munge, LAMMPS and HPCC, MPICH, SimGrid,
-# clang and valgrind.
-# Time: about 23 minutes on a 2-core machine (CI on a fresh clone,
-# 2026-11-25) and 33 minutes with a busy-looping process beside it.
+# iproute2, pyroute2, Slurm, munge and the testbed's MPICH (PyPI),
+# LAMMPS and HPCC, Debian's MPICH, SimGrid, clang and valgrind.
+# Time: about 40 minutes on a 2-core machine (CI on a fresh clone,
+# 2026-11-26: 37 and 41 minutes).
 # Ends with one line "N passed, M failed".
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -114,6 +114,14 @@ void run_finish(run_t *run, int exit_status)
         placement_free(&run->placement);
     nodes_free(&run->nodes);
     fflush(stdout);
+    /* No rank leaves before every rank is done. MPI_Finalize's own closing
+     * fence should ensure that, but under srun with Slurm 22.05's PMIx
+     * plugin three ranks of a load test once passed it while the others
+     * were still collecting results, and the job then hung on a message
+     * that never came (docs/running.md#slurm-on-the-testbed). A barrier
+     * over the MPI library's own transport keeps each rank reading what
+     * its peers send until all are here. */
+    MPI_Barrier(run->world);
     MPI_Finalize();
     if (exit_status)
         exit(exit_status);

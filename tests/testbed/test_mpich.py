@@ -2,8 +2,6 @@
 ranks on 4 hosts over the management network, the data crosses the
 switches in proportion to the traffic, and every job ends (Debian's
 MPICH, ch4:ucx, hung in MPI_Finalize; the testbed's MPICH uses ch4:ofi)."""
-import pytest
-
 import mpi_harness
 from conftest import QUICK, gpcnet, load, make_testbed
 
