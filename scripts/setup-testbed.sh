@@ -39,9 +39,15 @@ mpich_ok() {
         "$prefix/bin/mpichversion" 2>/dev/null | grep -q "^MPICH Version: *$MPICH_VERSION\$" &&
         "$prefix/bin/mpichversion" 2>/dev/null | grep -q '^MPICH Device:.*ofi'
 }
-if ! mpich_ok; then
+if ! mpich_ok && [ "$(id -u)" -ne 0 ]; then
+    # Only root runs the testbed (namespaces); its tests skip for others.
+    echo "setup-testbed: not root: MPICH for the testbed not installed under $prefix (the testbed needs root)"
+elif ! mpich_ok; then
     echo "setup-testbed: installing MPICH $MPICH_VERSION (PyPI wheel 'mpich') under $prefix"
     [ ! -L "$prefix" ] || { echo "setup-testbed: $prefix is a symbolic link; refusing to install through it" >&2; exit 1; }
+    # DEB_PYTHON_INSTALL_LAYOUT=deb: Debian's own Python would otherwise put
+    # a --prefix install under "$prefix/local" (other Pythons ignore it).
+    export DEB_PYTHON_INSTALL_LAYOUT=deb
     python3 -m pip install --quiet --no-deps --ignore-installed --prefix "$prefix" "mpich==$MPICH_VERSION" </dev/null 2>/dev/null ||
         python3 -m pip install --quiet --no-deps --ignore-installed --break-system-packages --prefix "$prefix" "mpich==$MPICH_VERSION" </dev/null
     mpich_ok || { echo "setup-testbed: MPICH under $prefix is not usable (no ofi device or files missing)" >&2; exit 1; }

@@ -2,8 +2,13 @@
 ranks on 4 hosts over the management network, the data crosses the
 switches in proportion to the traffic, and every job ends (Debian's
 MPICH, ch4:ucx, hung in MPI_Finalize; the testbed's MPICH uses ch4:ofi)."""
+import os
+import subprocess
+
+import pytest
+
 import mpi_harness
-from conftest import QUICK, gpcnet, load, make_testbed
+from conftest import QUICK, REPO, gpcnet, load, make_testbed
 
 star4 = make_testbed("--topology", "star", "--hosts", "4")
 HOSTS = [f"node{i:02d}" for i in range(1, 5)]
@@ -74,3 +79,26 @@ def test_program_of_another_mpi_refused(star4):
     assert p.returncode == 2
     assert "built against Open MPI; run it without --mpi mpich" in p.stderr
     assert p.stdout == ""
+
+
+def test_setup_installs_it_with_debians_python(tmp_path):
+    """scripts/setup-testbed.sh under Debian's own Python, whose pip puts a
+    --prefix install under PREFIX/local unless told otherwise (a fresh
+    machine has only that Python); a prefix that is a link is refused."""
+    if subprocess.run(["/usr/bin/python3", "-m", "pip", "--version"], capture_output=True).returncode:
+        pytest.skip("Debian's /usr/bin/python3 has no pip here")
+    env = dict(os.environ, PATH="/usr/bin:/bin:/usr/sbin:/sbin",
+               GPCNET_MPICH_PREFIX=str(tmp_path / "mpich"))
+    p = subprocess.run(["bash", str(REPO / "scripts" / "setup-testbed.sh")], env=env, text=True,
+                       capture_output=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stdout + p.stderr
+    version = subprocess.run([str(tmp_path / "mpich" / "bin" / "mpichversion")],
+                             capture_output=True, text=True).stdout
+    assert "MPICH Version:      5.0.2" in version and "ofi" in version
+    assert (tmp_path / "mpich" / "bin" / "mpiexec.hydra").exists()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    env["GPCNET_MPICH_PREFIX"] = str(tmp_path / "link")
+    p = subprocess.run(["bash", str(REPO / "scripts" / "setup-testbed.sh")], env=env, text=True,
+                       capture_output=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert p.returncode == 1 and "is a symbolic link; refusing to install through it" in p.stderr
+    assert not (tmp_path / "elsewhere").exists()
