@@ -34,10 +34,12 @@ fi
 MPICH_VERSION=5.0.2
 prefix="${GPCNET_MPICH_PREFIX:-/opt/gpcnet-mpich}"
 mpich_ok() {
+    local about
     [ -x "$prefix/bin/mpiexec.hydra" ] && [ -x "$prefix/bin/mpicc" ] &&
         [ -f "$prefix/lib/libmpi.so.12" ] &&
-        "$prefix/bin/mpichversion" 2>/dev/null | grep -q "^MPICH Version: *$MPICH_VERSION\$" &&
-        "$prefix/bin/mpichversion" 2>/dev/null | grep -q '^MPICH Device:.*ofi'
+        about="$("$prefix/bin/mpichversion" 2>/dev/null)" &&
+        grep -q "^MPICH Version: *$MPICH_VERSION\$" <<<"$about" &&
+        grep -q '^MPICH Device:.*ofi' <<<"$about"
 }
 if ! mpich_ok && [ "$(id -u)" -ne 0 ]; then
     # Only root runs the testbed (namespaces); its tests skip for others.

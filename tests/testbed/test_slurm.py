@@ -143,12 +143,11 @@ def test_readme_srun_lines(slurm10, tmp_path, index):
     # A stop mid-run fails the test: ranks once left MPI_Finalize's fence
     # early under srun and the job hung; the programs now end with a
     # barrier (docs/running.md#slurm-on-the-testbed).
-    run_dir = tmp_path
     p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", *scaled, *short,
-               timeout=200, cwd=run_dir, check=False)
+               timeout=200, cwd=tmp_path, check=False)
     assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     assert "Network Tests running with Congestion Tests - Key Results" in p.stdout, p.stderr[-2000:]
-    doc = load(run_dir / "network_load_test.json")
+    doc = load(tmp_path / "network_load_test.json")
     env = doc["environment"]
     assert (env["ranks"], env["nodes"], env["hosts"]) == (10 * ppn, 10, 10)
     assert sorted(doc["placement"]["all_nodes"]) == HOSTS

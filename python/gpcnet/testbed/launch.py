@@ -152,9 +152,12 @@ def run(topo: Topology, ppn: int, command: list, mpi: str = "openmpi", once: boo
     env = mpi_env()
     if mpi == "mpich":
         env.update(mpich.settings())
-        started = list(command) if once else mpich.mpiexec_command(topo, ppn, command)
+    if once:
+        started = list(command)
+    elif mpi == "mpich":
+        started = mpich.mpiexec_command(topo, ppn, command)
     else:
-        started = list(command) if once else mpirun_command(topo, ppn, command)
+        started = mpirun_command(topo, ppn, command)
     full = enter_head(topo, shared_cwd()) + started
     try:
         return subprocess.run(full, env=env, timeout=timeout).returncode
