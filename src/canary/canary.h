@@ -67,6 +67,7 @@ typedef struct canary_kernel {
     int load_canary;       /* one of the three canaries of the load test */
     int extra;             /* not in network_test's default set: run only
                             * when named in --tests */
+    int one_sided;         /* makes RMA windows (--fault-probe checks them) */
 
     /* Allocate buffers/windows on the slice communicator (collective), with
      * the sizes of p (kept in the state: p is not kept). */

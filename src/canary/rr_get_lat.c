@@ -33,6 +33,7 @@ const canary_kernel_t rr_get_lat = {
     .higher_is_better = 0,
     .loop = LOOP_RANDOM_RING,
     .limits = {10000, 30, 200, 200},
+    .one_sided = 1,
     .setup = setup,
     .teardown = ring_window_free,
     .ring_begin = ring_lock_neighbours,

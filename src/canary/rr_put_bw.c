@@ -33,6 +33,7 @@ const canary_kernel_t rr_put_bw = {
     .higher_is_better = 1,
     .loop = LOOP_RANDOM_RING,
     .limits = {10000, 30, 8, 1},
+    .one_sided = 1,
     .setup = setup,
     .teardown = ring_window_free,
     .ring_begin = ring_lock_neighbours,

@@ -40,6 +40,7 @@ typedef struct congestor_kernel {
     const char *id;   /* option and JSON name */
     const char *name; /* as printed */
     int default_mix;  /* one of the four of the default mix */
+    int one_sided;    /* makes RMA windows (--fault-probe checks them) */
     /* Iterations per measurement on a communicator of n ranks. */
     int (*iterations_for)(int base, int n);
     void *(*setup)(MPI_Comm comm, const congestor_params_t *p);

@@ -24,6 +24,7 @@ const congestor_kernel_t rma_bcast = {
     .id = "rma_bcast",
     .name = "Get Bcast (4096 B)",
     .default_mix = 1,
+    .one_sided = 1,
     .iterations_for = congestor_unscaled_iterations, /* as the reference; docs/fidelity.md */
     .setup = setup,
     .teardown = congestor_state_free,

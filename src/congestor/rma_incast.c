@@ -28,6 +28,7 @@ const congestor_kernel_t rma_incast = {
     .id = "rma_incast",
     .name = "Put Incast (4096 B)",
     .default_mix = 1,
+    .one_sided = 1,
     .iterations_for = congestor_scaled_iterations,
     .setup = setup,
     .teardown = congestor_state_free,

@@ -274,6 +274,20 @@ static int check_exclusive(const options_t *o, char *err, size_t errlen)
     return 0;
 }
 
+/* The probe runs inside the deadline's last seconds. */
+static int check_fault_probe(const options_t *o, char *err, size_t errlen)
+{
+    if (o->fault_probe <= 0.0)
+        return 0;
+    if (o->deadline <= 0.0)
+        return fail(err, errlen, "--fault-probe needs --deadline (the probe runs SEC seconds "
+                                 "before it)");
+    if (o->fault_probe >= o->deadline)
+        return fail(err, errlen, "--fault-probe %g must be shorter than --deadline %g", o->fault_probe,
+                    o->deadline);
+    return 0;
+}
+
 opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,
                            const name_catalog_t *tests, const name_catalog_t *congestors,
                            char *err, size_t errlen)
@@ -330,7 +344,8 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
         else if (apply(o, row, name, val, tests, congestors, err, errlen))
             return OPT_ERROR;
     }
-    if (check_exclusive(o, err, errlen) || option_burst_check(o, err, errlen))
+    if (check_exclusive(o, err, errlen) || option_burst_check(o, err, errlen) ||
+        check_fault_probe(o, err, errlen))
         return OPT_ERROR;
     if (want_help)
         return OPT_HELP;

@@ -194,6 +194,11 @@ const opt_row_t option_table[] = {
     {"--deadline", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(deadline, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
      .help = "abort the whole job after SEC seconds"},
+    {"--fault-probe", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(fault_probe, double), NONE, .lo = 0.5,
+     .hi = 1e6, .metavar = "SEC",
+     .help = "SEC s before --deadline, name the hosts whose\n"
+             "ranks do not answer rank 0 (MPI then runs\n"
+             "with MPI_THREAD_MULTIPLE)"},
 };
 
 const int option_table_count = (int)(sizeof(option_table) / sizeof(option_table[0]));

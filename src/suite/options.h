@@ -73,6 +73,7 @@ typedef struct {
     int emulate_nodes;                /* > 0: split the ranks into N equal nodes */
 
     double deadline;                  /* > 0: abort the whole job after this many seconds */
+    double fault_probe;               /* > 0: probe who answers this long before the deadline */
 
     /* Congestion studies (load test). */
     int congestor_sweep;              /* each congestor alone, then all together */

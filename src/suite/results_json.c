@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "infra/json_writer.h"
 #include "infra/safe_file.h"
@@ -24,6 +25,7 @@ static void write_environment(json_writer_t *w, const run_t *run)
     jw_object_begin(w, "environment");
     jw_string(w, "mpi_library", run->mpi_library);
     jw_string(w, "mpi_standard", run->mpi_standard);
+    jw_string(w, "mpi_thread_level", run->mpi_thread_level);
     jw_int(w, "ranks", run->size);
     jw_int(w, "nodes", run->nodes.n_nodes);
     jw_int(w, "hosts", run->nodes.n_hosts);
@@ -304,6 +306,10 @@ int results_json_write(const run_t *run)
      * write replaces an existing file only with --force (checked before
      * the run); later ones replace what this run wrote. */
     static int written;
+    /* Ended by a SIGTERM that --fault-probe handles: the file is marked
+     * aborted and is the result. */
+    if (watchdog_ending())
+        return 0;
     char tmp[OPT_PATH_MAX + 16];
     FILE *f = safe_tmp_open(run->json_path, tmp, sizeof(tmp));
     if (!f) {
@@ -313,6 +319,12 @@ int results_json_write(const run_t *run)
     }
     watchdog_note_tmp(tmp);
     write_document(f, run);
+    if (watchdog_ending()) { /* came while writing */
+        fclose(f);
+        unlink(tmp); /* if the mark has not */
+        watchdog_note_tmp(NULL);
+        return 0;
+    }
     int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->opt.force);
     watchdog_note_tmp(NULL);
     if (rc != 0) {

@@ -71,6 +71,7 @@ typedef struct run {
     char json_path[OPT_PATH_MAX];
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
+    const char *mpi_thread_level; /* MPI_Query_thread: "single" ... "multiple" */
 
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "infra/fatal.h"
+#include "infra/fault_probe.h"
 #include "infra/watchdog.h"
 #include "suite/output_checks.h"
 #include "suite/phase_counters.h"
@@ -31,10 +32,66 @@ static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
     congestors->defaults = 0;
 }
 
+/* The one-sided kernels this run will use, comma-separated into buf
+ * (empty: none). */
+static void one_sided_kernels(const run_t *run, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const run_config_t *c = &run->cfg;
+    if (run->program != PROGRAM_NETWORK_CONGESTOR)
+        for (int i = 0; i < c->n_tests; i++)
+            if (c->tests[i]->one_sided)
+                snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                         c->tests[i]->id);
+    if (run->program != PROGRAM_NETWORK_TEST && !run->opt.flows[0])
+        for (int i = 0; i < c->n_congestors; i++)
+            if (c->congestors[i]->one_sided)
+                snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                         c->congestors[i]->id);
+}
+
+/* --fault-probe runs MPI with MPI_THREAD_MULTIPLE, with which some MPIs
+ * cannot make one-sided windows: Open MPI 4.1 over TCP (osc/pt2pt does not
+ * support threads, osc/rdma wants an RDMA network) fails in the first
+ * MPI_Win_allocate across nodes, mid-set-up, and aborts the job. One small
+ * window over world, before anything is measured, finds that out; every
+ * rank then leaves with the same message. Collective over world. */
+static void check_windows_with_threads(const run_t *run)
+{
+    char kernels[256];
+    one_sided_kernels(run, kernels, sizeof(kernels));
+    if (!kernels[0])
+        return;
+    MPI_Comm c;
+    MPI_Comm_dup(run->world, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    double *base = NULL;
+    MPI_Win win;
+    int failed = MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, c, &base,
+                                  &win) != MPI_SUCCESS;
+    if (!failed)
+        MPI_Win_free(&win);
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, run->world);
+    MPI_Comm_free(&c);
+    if (any)
+        exit_all(2, "%s: --fault-probe: with MPI_THREAD_MULTIPLE this MPI cannot make the "
+                    "one-sided windows that %s use%s (MPI_Win_allocate fails; Open MPI 4.1 over "
+                    "TCP does); leave out --fault-probe, or these with --tests/--congestors\n",
+                 program_name(run->program), kernels, strchr(kernels, ',') ? "" : "s");
+}
+
 void run_init(run_t *run, program_t program, int *argc, char ***argv)
 {
     memset(run, 0, sizeof(*run));
-    MPI_Init(argc, argv);
+    /* As the reference, MPI without threads, unless --fault-probe asks for
+     * its thread (read from the command line before MPI starts). */
+    int thread_level = MPI_THREAD_SINGLE;
+    int probe = fault_probe_wanted(*argc, *argv);
+    if (probe)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &thread_level);
+    else
+        MPI_Init(argc, argv);
     run->t0 = MPI_Wtime();
     run->started = time(NULL);
     run->program = program;
@@ -70,6 +127,12 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     int ver, sub;
     MPI_Get_version(&ver, &sub);
     snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    run->mpi_thread_level = level == MPI_THREAD_MULTIPLE    ? "multiple"
+                            : level == MPI_THREAD_SERIALIZED ? "serialized"
+                            : level == MPI_THREAD_FUNNELED   ? "funneled"
+                                                             : "single";
 
     run_config_resolve(&run->cfg, &run->opt, program);
     run->repetition = 1;
@@ -88,7 +151,22 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
                  program_name(program), run->opt.emulate_nodes, run->size);
     output_checks_run(run);
+#ifdef SMPI_H
+    /* Simulated ranks share one process: a real thread and a real-time
+     * timer mean nothing there (the deadline counts simulated seconds). */
+    if (run->opt.fault_probe > 0.0)
+        exit_all(2, "%s: --fault-probe is not available under SimGrid\n", program_name(program));
+#endif
+    if (run->opt.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
+        exit_all(2, "%s: --fault-probe needs MPI_THREAD_MULTIPLE, which this MPI does not "
+                    "provide (it gave level %d); run without --fault-probe (on Cray MPICH, set "
+                    "MPICH_MAX_THREAD_SAFETY=multiple)\n",
+                 program_name(program), thread_level);
+    if (run->opt.fault_probe > 0.0)
+        check_windows_with_threads(run);
     watchdog_start(run->rank, run->opt.deadline, run->json_path);
+    if (run->opt.fault_probe > 0.0)
+        fault_probe_start(run->world, &run->nodes, run->opt.deadline, run->opt.fault_probe);
 }
 
 void run_setup_done(run_t *run)
@@ -101,6 +179,7 @@ void run_setup_done(run_t *run)
 
 void run_finish(run_t *run, int exit_status)
 {
+    fault_probe_stop();
     phase_counters_free(run);
     run_record_free(run);
     if (run->rep_placement) {

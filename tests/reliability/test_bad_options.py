@@ -60,6 +60,12 @@ CASES = [
     ("canary-fraction-zero", LOAD, ["--canary-fraction", "0"], "--canary-fraction: expected a number > 0"),
     ("canary-fraction-too-big", LOAD, ["--canary-fraction", "0.95"], "and <= 0.9"),
     ("zero-deadline", NET, ["--deadline", "0"], "--deadline: expected a number > 0"),
+    ("fault-probe-without-deadline", LOAD, ["--fault-probe", "2"],
+     "--fault-probe needs --deadline (the probe runs SEC seconds before it)"),
+    ("fault-probe-past-deadline", NET, ["--deadline", "5", "--fault-probe", "5"],
+     "--fault-probe 5 must be shorter than --deadline 5"),
+    ("fault-probe-too-short", NET, ["--deadline", "5", "--fault-probe", "0.1"],
+     "--fault-probe: expected a number >= 0.5"),
     ("empty-json-path", NET, ["--json", ""], "--json: expected a path, got an empty string"),
     ("overlong-output-dir", NET, ["--output-dir", "/tmp/" + "d" * 5000], "--output-dir: path is too long"),
 ]

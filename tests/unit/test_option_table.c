@@ -65,9 +65,11 @@ static void values(const opt_row_t *r, char *good, char *bad, size_t len)
 }
 
 /* An option that is refused without another (--burst-jitter without
- * --burst) is given with it. */
+ * --burst, --fault-probe without --deadline) is given with it. */
 static const char *companion(const char *name)
 {
+    if (strcmp(name, "--fault-probe") == 0)
+        return "--deadline=10000000";
     return strcmp(name, "--burst-jitter") == 0 ? "--burst=50ms,200ms" : NULL;
 }
 

@@ -1,0 +1,20 @@
+/* The results file's abort marks, for the watchdog's handlers (watchdog.h):
+ * async-signal-safe, one caller at a time. */
+#ifndef GPCNET_ABORT_MARK_H
+#define GPCNET_ABORT_MARK_H
+
+void abort_mark_init(const char *json_path);
+const char *abort_mark_path(void);
+/* Whether the results file exists (a phase has finished). */
+int abort_mark_kept(void);
+/* First aid, in case the launcher kills us a moment from now: "running"
+ * becomes "aborted" in place (same length, one small write). */
+void abort_mark_flip(void);
+/* "abort_reason", "aborted_in" (the step noted last), the probe's failure
+ * members if noted, "finished_at"; the file is rewritten whole and renamed
+ * over the old one. */
+void abort_mark_write(const char *reason);
+/* The probe's failure members into a file marked already (after a SIGTERM). */
+void abort_mark_amend_failure(void);
+
+#endif
