@@ -8,6 +8,7 @@ replaced unless --force says so.
 """
 import json
 import os
+import signal
 
 import pytest
 
@@ -119,3 +120,26 @@ def test_abort_marking_does_not_follow_a_link(jobs, tmp_path):
     untouched(v)
     doc = json.loads((tmp_path / "network_test.json").read_bytes())
     assert doc["status"] == "aborted"
+
+
+@pytest.mark.cap(40)
+def test_first_aid_flip_does_not_follow_a_link(jobs, tmp_path):
+    """A link planted at the results name mid-run, then SIGTERM: the
+    handler's first aid (flipping "running" to "aborted" in place) does not
+    write through it. Rank 0 is stopped while the link is planted, so that
+    no write of its own replaces the link first."""
+    text = b'{"status": "running", "note": "not ours"}\n'
+    v = tmp_path / "victim"
+    v.write_bytes(text)
+    results = tmp_path / "network_test.json"
+    job = jobs(4, "network_test", "--emulate-nodes", "1", *SLOW, "--output-dir", tmp_path)
+    job.wait_for_ranks()
+    job.wait_for_phases(results, 1)
+    job.signal_rank(0, signal.SIGSTOP)
+    results.unlink()
+    os.symlink(v, results)
+    job.signal_rank(0, signal.SIGTERM)
+    job.signal_rank(0, signal.SIGCONT)
+    job.wait(timeout=END_BOUND + 10)
+    assert job.leftover() == []
+    assert v.read_bytes() == text, "the flip wrote through a link"
