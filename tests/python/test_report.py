@@ -94,6 +94,31 @@ def test_partial_run_is_flagged(cli, tmp_path):
     assert text.count("<svg") == 1
 
 
+@pytest.mark.parametrize("failed,after,named", [
+    (["node03"], "deadline", "The fault probe named the failed host: <b>node03</b> (3 of 4 ranks answered rank 0 "
+                             "(on node01) before the deadline)."),
+    ([], "deadline", "The fault probe named no host: 4 of 4 ranks answered rank 0 (on node01) before the deadline."),
+    (["node02", "node04"], "SIGTERM", "The fault probe named the failed hosts: <b>node02, node04</b> (2 of 4 ranks "
+                                      "answered rank 0 (on node01) after the launcher&#39;s SIGTERM). One of them is "
+                                      "the lost host; the launcher may have ended the others itself."),
+], ids=["named", "none", "after-sigterm"])
+def test_aborted_run_names_its_step_and_the_failed_host(cli, tmp_path, failed, after, named):
+    """An aborted document's step and --fault-probe's verdict are on the page."""
+    import json
+    doc = json.loads((REAL / "network_test_running.json").read_text())
+    doc.update(status="aborted", abort_reason="deadline: --deadline 20 s reached",
+               finished_at="2026-11-26T22:00:00Z",
+               aborted_in="isolated: RR Two-sided Lat (8 B)", failed_hosts=failed,
+               fault_probe={"after": after, "from": "node01", "ranks": 4, "answered": 4 - len(failed),
+                            "failed_host_count": len(failed), "silent_hosts": failed,
+                            "silent_host_count": len(failed)})
+    (tmp_path / "aborted.json").write_text(json.dumps(doc))
+    text, _ = report(cli, tmp_path, tmp_path / "aborted.json")
+    assert ("Run status is <b>aborted</b>: deadline: --deadline 20 s reached, in isolated: "
+            "RR Two-sided Lat (8 B); only the phases that finished are shown.") in text
+    assert named in text
+
+
 def test_real_load_test_report(reports):
     text, page = _read(reports["real_network_load_test_verbose"])
     assert_self_contained(text, page)

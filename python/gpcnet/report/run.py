@@ -54,13 +54,35 @@ def _note(text: str) -> Markup:
     return fmt(' <span class="note">({})</span>', text) if text else Markup()
 
 
+def _fault_probe(doc: dict) -> Markup:
+    """What --fault-probe found before the run ended (docs/reliability.md#fault-probe)."""
+    probe = doc.get("fault_probe")
+    if not probe:
+        return Markup()
+    when = "before the deadline" if probe["after"] == "deadline" else "after the launcher's SIGTERM"
+    heard = fmt("{} of {} ranks answered rank 0 (on {}) {}", probe["answered"], probe["ranks"], probe["from"],
+                when)
+    failed = doc.get("failed_hosts") or []
+    if not failed:
+        return fmt(" The fault probe named no host: {}.", heard)
+    more = probe["failed_host_count"] - len(failed)
+    names = ", ".join(failed) + (f" and {more} more" if more > 0 else "")
+    # After a SIGTERM the launcher may have ended other hosts' ranks itself
+    # (docs/reliability.md#fault-probe).
+    caveat = " One of them is the lost host; the launcher may have ended the others itself." \
+        if probe["after"] == "SIGTERM" and probe["failed_host_count"] > 1 else ""
+    return fmt(" The fault probe named the failed host{}: <b>{}</b> ({}).{}",
+               "s" if probe["failed_host_count"] > 1 else "", names, heard, caveat)
+
+
 def summary(doc: dict) -> Markup:
     cfg, env = doc["config"], doc["environment"]
     parts = []
     if doc["status"] != "complete":
         reason = f": {doc['abort_reason']}" if doc.get("abort_reason") else ""
-        parts.append(fmt('<p class="warning">Run status is <b>{}</b>{}; only the phases that finished are '
-                         "shown.</p>", doc["status"], reason))
+        step = fmt(", in {}", doc["aborted_in"]) if doc.get("aborted_in") else Markup()
+        parts.append(fmt('<p class="warning">Run status is <b>{}</b>{}{}; only the phases that finished are '
+                         "shown.{}</p>", doc["status"], reason, step, _fault_probe(doc)))
     if doc["source"] == "text":
         parts.append(Markup('<p class="note">This document was parsed from text output: values are rounded '
                             "to one decimal and anything the text does not carry is shown as not recorded.</p>"))
