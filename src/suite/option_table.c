@@ -194,8 +194,9 @@ const opt_row_t option_table[] = {
     {"--deadline", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(deadline, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
      .help = "abort the whole job after SEC seconds"},
+    /* Unofficial: MPI runs with MPI_THREAD_MULTIPLE, not as the reference. */
     {"--fault-probe", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(fault_probe, double), NONE, .lo = 0.5,
-     .hi = 1e6, .metavar = "SEC",
+     .hi = 1e6, .metavar = "SEC", .key = "fault_probe", .official = OPT_ANY,
      .help = "SEC s before --deadline, name the hosts whose\n"
              "ranks do not answer rank 0 (MPI then runs\n"
              "with MPI_THREAD_MULTIPLE)"},

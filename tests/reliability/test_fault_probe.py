@@ -131,6 +131,8 @@ def test_probe_not_reached_changes_nothing_but_the_thread_level(jobs, tmp_path, 
     assert doc["status"] == "complete"
     assert "failed_hosts" not in doc and "fault_probe" not in doc
     assert doc["environment"]["mpi_thread_level"] == "multiple"
+    # Not the reference's MPI set-up: the run is not an official one.
+    assert "fault_probe" in doc["config"]["non_default"]
     assert job.stdout().count("  MPI with threads (MPI_THREAD_MULTIPLE) for --fault-probe\n") == 1
     assert job.leftover() == []
 
