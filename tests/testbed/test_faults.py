@@ -238,7 +238,7 @@ def test_killed_host_ends_the_job(tb, tmp_path):
     assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
     assert doc["aborted_in"].split(": ")[0] in LOAD_TEST_STEPS, doc["aborted_in"]
     assert doc["fault_probe"]["after"] == "SIGTERM"
-    # Named always. Now and then (2 of 11 runs) mpirun's daemon
+    # Named always. Now and then (4 of about 60 runs) mpirun's daemon
     # tree also ended another host's ranks without a signal (the lost
     # daemon was their parent: "ORTE was unable to reliably start one or
     # more daemons"); they are silent too, and named beside it
