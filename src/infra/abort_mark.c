@@ -15,26 +15,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "infra/watchdog.h"
 
 #define PATH_LEN 4200
 #define HEAD_LEN 4096 /* the status fields are within the first few hundred bytes */
 
 static char json_path[PATH_LEN];
-/* The results writer's temporary file of the moment (watchdog_note_tmp):
+/* The results writer's temporary file of the moment (abort_mark_note_tmp):
  * a mark removes it only while json_tmp_set says the name is whole. */
 static char json_tmp[PATH_LEN + 16];
 static volatile sig_atomic_t json_tmp_set;
 static char json_abort[PATH_LEN + 8]; /* ours */
 
-/* What the run was doing (watchdog_note_step), for "aborted_in": two
+/* What the run was doing (abort_mark_note_step), for "aborted_in": two
  * buffers, so a handler always reads a whole one: the other is filled,
  * then made current. */
 #define STEP_LEN 192
 static char step_text[2][STEP_LEN];
 static volatile sig_atomic_t step_current = -1;
 
-/* What --fault-probe found (watchdog_note_failure): JSON members written
+/* What --fault-probe found (abort_mark_note_failure): JSON members written
  * once by the probe's thread before a handler may read them. */
 #define FAILURE_LEN 8192
 static char failure_text[FAILURE_LEN];
@@ -261,7 +260,7 @@ void abort_mark_amend_failure(void)
         rewrite(patch_failure, failure_text);
 }
 
-void watchdog_note_tmp(const char *tmp)
+void abort_mark_note_tmp(const char *tmp)
 {
     json_tmp_set = 0;
     if (tmp && strlen(tmp) < sizeof(json_tmp)) {
@@ -270,7 +269,7 @@ void watchdog_note_tmp(const char *tmp)
     }
 }
 
-void watchdog_note_step(const char *phase, const char *what)
+void abort_mark_note_step(const char *phase, const char *what)
 {
     if (!phase) {
         step_current = -1;
@@ -288,7 +287,7 @@ void watchdog_note_step(const char *phase, const char *what)
     step_current = next;
 }
 
-void watchdog_note_failure(const char *members)
+void abort_mark_note_failure(const char *members)
 {
     if (atomic_load_explicit(&failure_set, memory_order_acquire) ||
         strlen(members) >= sizeof(failure_text))

@@ -17,4 +17,10 @@ void abort_mark_write(const char *reason);
 /* The probe's failure members into a file marked already (after a SIGTERM). */
 void abort_mark_amend_failure(void);
 
+/* What the marks need, kept beside the handlers (watchdog_note_tmp,
+ * _step and _failure in watchdog.h, which forward here). */
+void abort_mark_note_tmp(const char *tmp);
+void abort_mark_note_step(const char *phase, const char *what);
+void abort_mark_note_failure(const char *members);
+
 #endif

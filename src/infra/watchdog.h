@@ -5,8 +5,8 @@
  * "finished_at"; written to a new file and renamed over the old one, so the
  * file stays complete), say so and leave; the launcher (mpirun, srun) then
  * ends the other ranks. See docs/reliability.md. The file's marks are
- * written by abort_mark.c; watchdog_note_tmp, _step and _failure keep what
- * they need. */
+ * written by abort_mark.c; watchdog_note_tmp, _step and _failure hand it
+ * what they need. */
 #ifndef GPCNET_WATCHDOG_H
 #define GPCNET_WATCHDOG_H
 
