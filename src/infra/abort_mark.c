@@ -248,8 +248,6 @@ void abort_mark_init(const char *path)
     snprintf(json_abort, sizeof(json_abort), "%s.abort", json_path);
 }
 
-const char *abort_mark_path(void) { return json_path; }
-
 int abort_mark_kept(void) { return access(json_path, F_OK) == 0; }
 
 void abort_mark_write(const char *reason) { rewrite(patch_head, reason); }

@@ -4,7 +4,6 @@
 #define GPCNET_ABORT_MARK_H
 
 void abort_mark_init(const char *json_path);
-const char *abort_mark_path(void);
 /* Whether the results file exists (a phase has finished). */
 int abort_mark_kept(void);
 /* First aid, in case the launcher kills us a moment from now: "running"

@@ -30,8 +30,10 @@ static struct {
     int pipe[2]; /* 'S' from fault_probe_stop, 'T' from the SIGTERM handler */
     MPI_Comm comm;
     int rank, size;
-    struct timespec at, until; /* CLOCK_MONOTONIC: probe start, end of collection */
-    double round_s; /* how long rank 0 collects */
+    double at;        /* now_s() of the deadline's round */
+    double until;     /* the end of the round under way */
+    double round_s;   /* how long rank 0 collects in it */
+    double window_s;  /* --fault-probe */
     /* Rank 0 only: */
     int n_nodes, my_node, *node_of_rank;
     char (*names)[NODE_NAME_LEN];
@@ -47,20 +49,20 @@ int fault_probe_wanted(int argc, char **argv)
     return 0;
 }
 
-static struct timespec after(const struct timespec *t, double s)
+/* Seconds on the monotonic clock (not MPI_Wtime: the thread makes no MPI
+ * call before its moment). */
+static double now_s(void)
 {
-    struct timespec r = *t;
-    long long ns = (long long)r.tv_nsec + (long long)(s * 1e9);
-    r.tv_sec += (time_t)(ns / 1000000000LL);
-    r.tv_nsec = (long)(ns % 1000000000LL);
-    return r;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int passed(const struct timespec *t)
+/* A round of round_s seconds from now. */
+static void start_round(double round_s)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+    P.round_s = round_s;
+    P.until = now_s() + round_s;
 }
 
 /* Between two polls: the main thread of the same rank is busy in its MPI
@@ -79,7 +81,7 @@ static void answer(void)
     MPI_Request req;
     MPI_Isend(&one, 1, MPI_INT, 0, PROBE_TAG, P.comm, &req);
     int done = 0;
-    while (!done && !passed(&P.until)) {
+    while (!done && now_s() < P.until) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (!done)
             pause_briefly();
@@ -100,7 +102,7 @@ static void collect(char why)
         goto out; /* nothing to report with: the deadline still ends the job */
     heard[0] = 1;
     int answered = 1;
-    while (answered < P.size && !passed(&P.until)) {
+    while (answered < P.size && now_s() < P.until) {
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, PROBE_TAG, P.comm, &flag, &st);
@@ -158,24 +160,17 @@ out:
     free(names);
 }
 
-/* Milliseconds until t (0 once passed), for poll. */
-static int ms_until(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double ms = (double)(t->tv_sec - now.tv_sec) * 1e3 + (double)(t->tv_nsec - now.tv_nsec) / 1e6;
-    return ms <= 0.0 ? 0 : ms > 1e9 ? 1000000000 : (int)ms + 1;
-}
 
 /* Sleeps until the probe's time, a stop or a SIGTERM; returns 'D'
  * (deadline round), 'T' or 'S'. */
 static char wait_for_turn(void)
 {
     for (;;) {
-        if (passed(&P.at))
+        double left_ms = (P.at - now_s()) * 1e3;
+        if (left_ms <= 0.0)
             return 'D';
         struct pollfd pfd = {P.pipe[0], POLLIN, 0};
-        int rc = poll(&pfd, 1, ms_until(&P.at));
+        int rc = poll(&pfd, 1, left_ms > 1e9 ? 1000000000 : (int)left_ms + 1);
         if (rc < 0 && errno != EINTR)
             return 'S'; /* cannot wait: no probe, the deadline stays */
         char c;
@@ -191,12 +186,10 @@ static void *probe_thread(void *arg)
     if (why == 'S')
         return NULL;
     if (why == 'T') {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        P.until = after(&now, TERM_ROUND_S);
-        P.round_s = TERM_ROUND_S;
+        start_round(TERM_ROUND_S);
     } else {
         watchdog_probe_busy();
+        start_round(0.75 * P.window_s);
     }
     if (P.rank == 0)
         collect(why);
@@ -212,11 +205,8 @@ void fault_probe_start(MPI_Comm world, const nodes_t *nd, double deadline_s, dou
     MPI_Comm_dup(world, &P.comm);
     MPI_Comm_rank(P.comm, &P.rank);
     MPI_Comm_size(P.comm, &P.size);
-    P.round_s = 0.75 * window_s;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    P.at = after(&now, deadline_s - window_s);
-    P.until = after(&P.at, 0.75 * window_s);
+    P.window_s = window_s;
+    P.at = now_s() + deadline_s - window_s;
     if (P.rank == 0) {
         P.n_nodes = nd->n_nodes;
         P.my_node = nd->my_node;

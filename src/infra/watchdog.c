@@ -104,9 +104,8 @@ void watchdog_start(int rank, double deadline_s, const char *path)
 {
     is_rank0 = rank == 0;
     abort_mark_init(path);
-    const char *json_path = abort_mark_path();
     snprintf(msg_signal_kept, sizeof(msg_signal_kept),
-             "; results of the finished phases are in %s\n", json_path);
+             "; results of the finished phases are in %s\n", path);
     snprintf(msg_signal_none, sizeof(msg_signal_none),
              "; no phase had finished, so no results were written\n");
 
@@ -127,7 +126,7 @@ void watchdog_start(int rank, double deadline_s, const char *path)
         snprintf(msg_deadline_kept, sizeof(msg_deadline_kept),
                  "\ngpcnet: --deadline of %g s reached: aborting the job; results of the "
                  "finished phases are in %s\n",
-                 deadline_s, json_path);
+                 deadline_s, path);
         snprintf(msg_deadline_none, sizeof(msg_deadline_none),
                  "\ngpcnet: --deadline of %g s reached: aborting the job; no phase had "
                  "finished, so no results were written\n",

@@ -34,20 +34,24 @@ static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
 
 /* The one-sided kernels this run will use, comma-separated into buf
  * (empty: none). */
+static void list_id(char *buf, size_t len, const char *id)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s", n ? ", " : "", id);
+}
+
 static void one_sided_kernels(const run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
     const run_config_t *c = &run->cfg;
-    if (run->program != PROGRAM_NETWORK_CONGESTOR)
-        for (int i = 0; i < c->n_tests; i++)
-            if (c->tests[i]->one_sided)
-                snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
-                         c->tests[i]->id);
-    if (run->program != PROGRAM_NETWORK_TEST && !run->opt.flows[0])
-        for (int i = 0; i < c->n_congestors; i++)
-            if (c->congestors[i]->one_sided)
-                snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
-                         c->congestors[i]->id);
+    int tests = run->program != PROGRAM_NETWORK_CONGESTOR;
+    int congestors = run->program != PROGRAM_NETWORK_TEST && !run->opt.flows[0];
+    for (int i = 0; tests && i < c->n_tests; i++)
+        if (c->tests[i]->one_sided)
+            list_id(buf, len, c->tests[i]->id);
+    for (int i = 0; congestors && i < c->n_congestors; i++)
+        if (c->congestors[i]->one_sided)
+            list_id(buf, len, c->congestors[i]->id);
 }
 
 /* --fault-probe runs MPI with MPI_THREAD_MULTIPLE, with which some MPIs
@@ -87,11 +91,11 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     /* As the reference, MPI without threads, unless --fault-probe asks for
      * its thread (read from the command line before MPI starts). */
     int thread_level = MPI_THREAD_SINGLE;
-    int probe = fault_probe_wanted(*argc, *argv);
-    if (probe)
+    if (fault_probe_wanted(*argc, *argv))
         MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &thread_level);
     else
         MPI_Init(argc, argv);
+    MPI_Query_thread(&thread_level); /* what MPI_Init gave, too */
     run->t0 = MPI_Wtime();
     run->started = time(NULL);
     run->program = program;
@@ -127,12 +131,10 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     int ver, sub;
     MPI_Get_version(&ver, &sub);
     snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    run->mpi_thread_level = level == MPI_THREAD_MULTIPLE    ? "multiple"
-                            : level == MPI_THREAD_SERIALIZED ? "serialized"
-                            : level == MPI_THREAD_FUNNELED   ? "funneled"
-                                                             : "single";
+    run->mpi_thread_level = thread_level == MPI_THREAD_MULTIPLE    ? "multiple"
+                            : thread_level == MPI_THREAD_SERIALIZED ? "serialized"
+                            : thread_level == MPI_THREAD_FUNNELED   ? "funneled"
+                                                                    : "single";
 
     run_config_resolve(&run->cfg, &run->opt, program);
     run->repetition = 1;

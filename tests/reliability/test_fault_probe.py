@@ -23,6 +23,18 @@ def node(doc, rank):
     return f"{doc['environment']['hostname']}#{rank}"
 
 
+def ended_by_sigterm(jobs, tmp_path, send):
+    """Start a probed job, send() once its first phase is saved; the file
+    it leaves, which must say the job ended by SIGTERM."""
+    job = start_and_wait_first_phase(jobs, tmp_path, extra=WITH_PROBE)
+    t = time.monotonic()
+    send(job)
+    ended_cleanly(job, t)
+    doc = results_kept(job, tmp_path)
+    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    return job, doc
+
+
 @pytest.mark.cap(40)
 def test_frozen_rank_named_before_the_deadline(jobs, tmp_path):
     """A rank stops (SIGSTOP: a hung node, as good as a cut link): the others
@@ -74,12 +86,7 @@ def test_killed_rank_named_after_the_launchers_sigterm(jobs, tmp_path):
     """A rank killed (a host lost): mpirun sends the others SIGTERM; they
     answer rank 0 on their way out, the dead one cannot, and the JSON names
     its node."""
-    job = start_and_wait_first_phase(jobs, tmp_path, extra=WITH_PROBE)
-    t = time.monotonic()
-    job.signal_rank(2, signal.SIGKILL)
-    ended_cleanly(job, t)
-    doc = results_kept(job, tmp_path)
-    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    job, doc = ended_by_sigterm(jobs, tmp_path, lambda j: j.signal_rank(2, signal.SIGKILL))
     assert doc["failed_hosts"] == [node(doc, 2)], job.stderr()[-2000:]
     assert doc["fault_probe"]["answered"] == 3 and doc["fault_probe"]["after"] == "SIGTERM"
     assert job.stderr().count("gpcnet: terminated (SIGTERM); results of the finished phases "
@@ -90,12 +97,7 @@ def test_killed_rank_named_after_the_launchers_sigterm(jobs, tmp_path):
 def test_sigterm_to_the_launcher_names_no_host(jobs, tmp_path):
     """A batch system's SIGTERM to the launcher: every rank gets it and
     answers; nothing is named, and nothing is saved after the signal."""
-    job = start_and_wait_first_phase(jobs, tmp_path, extra=WITH_PROBE)
-    t = time.monotonic()
-    job.signal_launcher(signal.SIGTERM)
-    ended_cleanly(job, t)
-    doc = results_kept(job, tmp_path)
-    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    job, doc = ended_by_sigterm(jobs, tmp_path, lambda j: j.signal_launcher(signal.SIGTERM))
     assert doc["failed_hosts"] == [] and doc["fault_probe"]["answered"] == 4, job.stderr()[-2000:]
     assert "--fault-probe: all 4 ranks answered rank 0 within 0.4 s: no host is lost\n" in job.stderr()
 
@@ -104,12 +106,7 @@ def test_sigterm_to_the_launcher_names_no_host(jobs, tmp_path):
 def test_sigterm_to_rank_0_alone_names_no_host(jobs, tmp_path):
     """Only rank 0 got the signal: the others, never asked, stay silent, and
     that is no reason to name them."""
-    job = start_and_wait_first_phase(jobs, tmp_path, extra=WITH_PROBE)
-    t = time.monotonic()
-    job.signal_rank(0, signal.SIGTERM)
-    ended_cleanly(job, t)
-    doc = results_kept(job, tmp_path)
-    assert doc["status"] == "aborted" and doc["abort_reason"] == "signal SIGTERM"
+    job, doc = ended_by_sigterm(jobs, tmp_path, lambda j: j.signal_rank(0, signal.SIGTERM))
     assert doc["failed_hosts"] == [] and doc["fault_probe"]["answered"] == 1
     assert "no rank on another host answered rank 0 within 0.4 s of its SIGTERM: no host named" \
         in job.stderr()
