@@ -62,7 +62,7 @@ def test_bully_flows_run_only_on_the_bully_nodes(tmp_path, capsys, congestor_bin
     topo.write_text("SwitchName=l0 Nodes=a[1-8]\nSwitchName=l1 Nodes=b[1-8]\n"
                     "SwitchName=top Switches=l[0-1]\n")
     argv = study(tmp_path, "bully", "--topology", topo, "--patterns", "pairs-light,incast",
-                 "-n", "2", "--rotations", "1", "--congestor-bin", congestor_bin,
+                 "--uplinks-per-leaf", "1", "-n", "2", "--rotations", "1", "--congestor-bin", congestor_bin,
                  "--congestor-args", "--congestor-bytes 8192", "--", "sleep", "0.5")
     code, out, err = run_cli(capsys, argv)
     assert code == 0, out + err

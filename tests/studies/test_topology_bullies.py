@@ -173,14 +173,16 @@ def test_small_tree_light_full_bisection():
     bis = bullies.plan(t, "bisection", 16, taper=2)
     pod, leaf = t.pod_of(), _leaf(t)
     assert bis["flows"] and all(pod[leaf[s]] != pod[leaf[d]] for s, d in bis["flows"])
-    # without a taper: one host link per parent switch (one pod switch here)
-    assert bullies.plan(t, "pairs-full", 16)["about"]["pairs_per_leaf_pair"] == 2
+    # without a taper or uplinks: refused, never one host link per parent switch
+    with pytest.raises(GpcnetError, match="give --uplinks-per-leaf U .* or --taper T"):
+        bullies.plan(t, "pairs-full", 16)
+    assert bullies.plan(t, "pairs-full", 16, uplinks=3)["about"]["pairs_per_leaf_pair"] == 4
 
 
 def test_one_pod_bisection_halves_the_leaves():
     t = topology.parse("".join(f"SwitchName=l{i} Nodes=n{i}[1-4]\n" for i in range(4))
                        + "SwitchName=s0 Switches=l[0-3]\nSwitchName=s1 Switches=l[0-3]\n")
-    p = bullies.plan(t, "bisection", 4)
+    p = bullies.plan(t, "bisection", 4, taper=2)
     assert sorted(_per_leaf_pair(t, p["flows"])) == [("l0", "l2"), ("l1", "l3")]
 
 
@@ -204,12 +206,12 @@ def test_leaves_too_small_for_a_pattern(pattern, n, message):
 def test_other_bad_trees():
     one_leaf = topology.parse("SwitchName=s0 Nodes=a[1-4]\n")
     with pytest.raises(GpcnetError, match="at least 2 leaf switches"):
-        bullies.plan(one_leaf, "pairs-light", 1)
+        bullies.plan(one_leaf, "pairs-light", 1, taper=2)
     with pytest.raises(GpcnetError, match="incast: the first pod has 1 leaf switch"):
         bullies.plan(one_leaf, "incast", 1)
     flat = topology.parse("SwitchName=s0 Nodes=a[1-4]\nSwitchName=s1 Nodes=b[1-4]\n")
     with pytest.raises(GpcnetError, match="no uplinks"):
-        bullies.plan(flat, "pairs-light", 1)
+        bullies.plan(flat, "pairs-light", 1, taper=2)
     for text in ("", "pairs-light,pairs-light", "storm"):
         with pytest.raises(GpcnetError, match="--patterns"):
             bullies.check_patterns(text)

@@ -1,30 +1,40 @@
 """The bullies of the LLNL Quartz fat-tree poster (docs/studies.md, "Bullies
 on a fat-tree") and the placement of the application beside them.
 
-The poster's machine: leaves of 32 nodes with a 2:1 taper (16 host links
-up), pods of 8 leaves under the second level; the application on N = 224
-nodes. Its counts are kept literally where they are counts of nodes (3
-senders per leaf, 7 leaves, 10 instances) and scaled where they are shares
-of a leaf or of its uplinks (10 pairs of 16 links, 28 nodes of 32):
+The poster's machine: leaves of 32 node ports, 31 user nodes and 1 system
+node each, with a 2:1 taper (16 links up per leaf: the second-level switches
+have "two links to each leaf switch"), pods of 8 leaves under the second
+level; the application on N = 224 nodes. Its counts are kept literally where
+they are counts of nodes (3 senders per leaf, 7 leaves, 10 instances) and
+scaled where they are shares of a leaf or of its uplinks (10 pairs of 16
+links, 28 of a leaf's 31 user nodes):
 
 - control: the application alone, packed within the first pod, 28 of every
-  32 nodes of a leaf (floor(28 L / 32) of a leaf of L), leaf after leaf.
+  31 listed nodes of a leaf (floor(28 L / 31) of a leaf listing L: 28 for
+  31 or 32), leaf after leaf; the poster's 3 free nodes per leaf remain.
 - pairs-light: the application spread over the leaves of the first two pods
   (14 per leaf for 224 on 16 leaves); between adjacent leaves (0-1, 2-3,
-  ...) round(10 C / 16) node pairs sending both ways, C the leaf's uplink
-  capacity in host links: 10 pairs, 62.5%, on Quartz.
-- pairs-full: the same with C + 1 pairs (17 on 16 links): more than 100%.
-- bisection: the full bully's C + 1 pairs between leaf i of the first pod
+  ...) round(10 U / 16) node pairs sending both ways, U the leaf's uplinks
+  in host links: 10 pairs, 62.5%, on Quartz.
+- pairs-full: the same with U + 1 pairs (17 on 16 links): more than 100%.
+- bisection: the full bully's U + 1 pairs between leaf i of the first pod
   and leaf i of the second, so that all its traffic crosses the top level
   (a tree of one pod: its first half of leaves with its second half).
 - incast: the application as in the control; 3 nodes in each of the first
   7 leaves of the first pod send to 3 receivers in the pod's 8th leaf (the
   pod's free nodes: 24 = 3 per leaf beside 28); receiver j gets one sender
   of every sending leaf (7 to 1).
-- interleaved: 10 instances of the application at once, each on N nodes
-  drawn at random (seeded by the repetition) from the whole tree; the
-  first instance is the one measured. When 10 N nodes do not exist, as many
+- interleaved: 10 instances at once, each on N nodes drawn at random
+  (seeded by the repetition) from the whole tree; the first instance is the
+  one measured, the others run the study's application or, with --mix, the
+  listed applications in turn. When 10 N nodes do not exist, as many
   instances as fit (at least 2), recorded and said.
+
+U, the uplink capacity of a leaf in host links, is never guessed from the
+nodes a topology.conf lists: --uplinks-per-leaf U, or ceil(L / T) from
+--taper T (a leaf listing its 31 user nodes still has 32 ports: 16 up at
+2:1), or the running testbed's own rates (testbed_uplinks). Without any of
+these a pattern that needs it is refused.
 
 Bully nodes are taken from the end of each leaf, the application's from
 its start, so the pairs patterns share the application's nodes.
@@ -45,7 +55,8 @@ CONTROL = "control"
 TABLE_NAMES = {"pairs-light": "Light bully", "pairs-full": "Adjacent leaf bully",
                "bisection": "Bisection bully", "incast": "Incast bully", "interleaved": "Interleaved"}
 LIGHT_PAIRS, REFERENCE_LINKS = 10, 16          # "10 communicating pairs ... 62.5%"
-COMPACT_NODES, REFERENCE_LEAF = 28, 32         # "within a pod using 28 nodes per switch"
+COMPACT_NODES, USER_NODES = 28, 31             # "within a pod using 28 nodes per switch";
+                                               # "31 user nodes and 1 system node" per leaf
 SPREAD_PODS = 2                                # "spread over two pods"
 INCAST_SENDERS_PER_LEAF = 3                    # "three nodes in each of seven leaf switches"
 INCAST_SOURCE_LEAVES = 7
@@ -58,22 +69,49 @@ def check_patterns(text: str) -> list:
     return choice_list("--patterns", "pattern", text, PATTERNS, names)
 
 
-def uplink_capacity(tree: Tree, leaf: str, taper: float | None) -> float:
-    """A leaf's links up, in host links: hosts / taper, else one per parent."""
+def check_capacity(uplinks, taper) -> None:
+    """--uplinks-per-leaf (a whole number >= 1) and --taper (a finite number > 0)."""
+    if uplinks is not None and (isinstance(uplinks, bool) or not isinstance(uplinks, int) or uplinks < 1):
+        raise GpcnetError(f"--uplinks-per-leaf {uplinks}: expected a whole number of links, 1 or more "
+                          "(16 on the poster's Quartz)")
+    if taper is not None and not (math.isfinite(taper) and taper > 0):
+        raise GpcnetError(f"--taper {taper:g}: expected a finite number above 0 (2 for a 2:1 taper)")
+
+
+def testbed_uplinks(topo) -> int | None:
+    """A running gpcnet testbed's leaf uplinks in host links: spines x
+    uplink rate / host rate (its own numbers, not a guess); None when its
+    links are unlimited or it has no spine."""
+    p = getattr(topo, "params", None) or {}
+    if not (p.get("spines") and p.get("uplink_rate") and p.get("host_rate")):
+        return None
+    return max(1, round(p["spines"] * p["uplink_rate"] / p["host_rate"]))
+
+
+def uplink_capacity(tree: Tree, leaf: str, taper: float | None, uplinks: int | None = None) -> int:
+    """A leaf's links up, in host links: --uplinks-per-leaf, else the leaf's
+    node ports / taper with its listed nodes rounded up to a whole number
+    of uplinks (a leaf listing 31 user nodes at 2:1 has 16)."""
+    if uplinks is not None:
+        return uplinks
     if taper:
-        return len(tree.switches[leaf].nodes) / taper
-    return float(tree.uplinks(leaf))
+        return max(1, math.ceil(len(tree.switches[leaf].nodes) / taper - 1e-9))
+    raise GpcnetError("the leaves' uplink capacity is unknown (topology.conf lists parent switches, not links): "
+                      "give --uplinks-per-leaf U (links up per leaf, in host links; 16 on the poster's Quartz) "
+                      "or --taper T (U = hosts per leaf / T, rounded up)")
 
 
-def pairs_per_leaf_pair(tree: Tree, pattern: str, leaves: list, taper) -> tuple:
-    """(pairs, C): C the smallest uplink capacity of the leaves used."""
-    cap = min(uplink_capacity(tree, leaf, taper) for leaf in leaves)
-    if cap <= 0:
-        raise GpcnetError(f"{pattern}: the leaves have no uplinks in the topology "
-                          "(no parent switch); give --taper to state their capacity")
+def pairs_per_leaf_pair(tree: Tree, pattern: str, leaves: list, taper, uplinks=None) -> tuple:
+    """(pairs, U): U the smallest uplink capacity of the leaves used."""
+    if any(tree.uplinks(leaf) == 0 for leaf in leaves):
+        raise GpcnetError(f"{pattern}: the leaves have no uplinks in the topology (no parent switch)")
+    try:
+        cap = min(uplink_capacity(tree, leaf, taper, uplinks) for leaf in leaves)
+    except GpcnetError as e:
+        raise GpcnetError(f"{pattern}: {e}") from None
     if pattern == "pairs-light":
         return max(1, round(LIGHT_PAIRS * cap / REFERENCE_LINKS)), cap
-    return math.floor(cap) + 1, cap
+    return cap + 1, cap
 
 
 def pods(tree: Tree) -> list:
@@ -86,7 +124,9 @@ def pods(tree: Tree) -> list:
 
 
 def compact_per_leaf(size: int) -> int:
-    return max(1, COMPACT_NODES * size // REFERENCE_LEAF)
+    """The control's nodes on a leaf listing `size` nodes: 28 of the poster's
+    31 user nodes, scaled (28 for 31 or 32 listed, 7 for 8)."""
+    return max(1, COMPACT_NODES * size // USER_NODES)
 
 
 def control_placement(tree: Tree, n_app: int, why: str = CONTROL) -> dict:
@@ -96,7 +136,7 @@ def control_placement(tree: Tree, n_app: int, why: str = CONTROL) -> dict:
     if n_app > sum(room.values()):
         raise GpcnetError(f"{why}: the application of {n_app} nodes does not fit packed in one pod: "
                           f"pod of leaves {pod[0]}..{pod[-1]} holds {sum(room.values())} "
-                          f"({COMPACT_NODES} of every {REFERENCE_LEAF} nodes of a leaf); give -n "
+                          f"({COMPACT_NODES} of every {USER_NODES} listed nodes of a leaf); give -n "
                           f"{sum(room.values())} or fewer")
     out, left = {}, n_app
     for leaf in pod:
@@ -147,7 +187,7 @@ def _free_end(tree: Tree, leaf: str, app: dict, count: int, pattern: str, what: 
     return nodes[len(nodes) - count:]
 
 
-def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=None) -> dict:
+def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=None, uplinks=None) -> dict:
     """One run: {"app", "bully", "flows", "about"} (and "instances" for
     interleaved); pattern None or "control" is the control."""
     if n_app < 1:
@@ -165,7 +205,7 @@ def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=Non
         return _incast(tree, n_app)
     app = spread_placement(tree, n_app, pattern)
     pairs = leaf_pairs(tree, pattern)
-    k, cap = pairs_per_leaf_pair(tree, pattern, [leaf for p in pairs for leaf in p], taper)
+    k, cap = pairs_per_leaf_pair(tree, pattern, [leaf for p in pairs for leaf in p], taper, uplinks)
     flows = []
     for a, b in pairs:
         sa = _free_end(tree, a, app, k, pattern, f"the bully's {k} pairs per leaf pair need")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import shlex
 from pathlib import Path
 
@@ -44,6 +43,8 @@ def _common(p) -> None:
                    help="study JSON (default study.json; job files in FILE's stem + .d/)")
     p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
     p.add_argument("--force", action="store_true", help="overwrite --output")
+    p.add_argument("--plan", action="store_true",
+                   help="print the runs the study would make (JSON on standard output) and run nothing")
     node_list_options(p, "node[01-12]")
     p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
 
@@ -92,29 +93,35 @@ def cmd_bully(args) -> int:
     patterns = bullies.check_patterns(args.patterns)
     if args.rotations < 1:
         raise GpcnetError(f"--rotations must be at least 1 (got {args.rotations})")
-    if args.taper is not None and not (math.isfinite(args.taper) and args.taper > 0):
-        raise GpcnetError(f"--taper {args.taper:g}: expected a finite number above 0 (2 for a 2:1 taper)")
+    bullies.check_capacity(args.uplinks_per_leaf, args.taper)
+    uplinks = args.uplinks_per_leaf
     if args.topology == "testbed":
         from gpcnet.study.launch import running_testbed
-        text = topo_mod.testbed_text(running_testbed())
+        testbed = running_testbed()
+        text = topo_mod.testbed_text(testbed)
         path = Path(args.output).with_suffix(".topology.conf")
-        safe_write.write_text(path, text, force=args.force or args.resume)
+        if not args.plan:
+            safe_write.write_text(path, text, force=args.force or args.resume)
         tree = topo_mod.parse(text, str(path))
+        if uplinks is None and args.taper is None:   # the testbed knows its own link rates
+            uplinks = bullies.testbed_uplinks(testbed)
     else:
         tree = topo_mod.read(args.topology)
     # Every pattern planned before anything runs: a leaf too small is one line, exit 2.
-    plans = {p: bullies.plan(tree, p, args.nodes_per_app, 0, args.taper) for p in [bullies.CONTROL] + patterns}
-    if "interleaved" in patterns and plans["interleaved"]["about"]["instances"] < bullies.INTERLEAVED_INSTANCES:
+    plans = {p: bullies.plan(tree, p, args.nodes_per_app, 0, args.taper, uplinks)
+             for p in [bullies.CONTROL] + patterns}
+    if ("interleaved" in patterns and plans["interleaved"]["about"]["instances"] < bullies.INTERLEAVED_INSTANCES
+            and not args.plan):   # --plan: standard output is the JSON (which gives the count)
         say(f"interleaved: {plans['interleaved']['about']['instances']} instances of {args.nodes_per_app} nodes "
              f"fit in the topology's {len(tree.nodes)} nodes (the poster ran {bullies.INTERLEAVED_INSTANCES})")
     cfg = _config(args, "bully", settings=[bullies.CONTROL] + patterns, baseline=bullies.CONTROL,
                   patterns=patterns, congestor_args=shlex.split(args.congestor_args), topology=args.topology,
-                  taper=args.taper, higher_is_better=args.higher_is_better,
+                  taper=args.taper, uplinks_per_leaf=uplinks, higher_is_better=args.higher_is_better,
                   bully_plan={p: pl["about"] for p, pl in plans.items()})
     specs = []
     for r in range(args.rotations):
         for p in [bullies.CONTROL] + patterns:
-            pl = plans[p] if p != "interleaved" else bullies.plan(tree, p, args.nodes_per_app, r, args.taper)
+            pl = plans[p] if p != "interleaved" else bullies.plan(tree, p, args.nodes_per_app, r, args.taper, uplinks)
             spec = {"id": f"{p}-r{r}", "setting": p, "pattern": None if p == bullies.CONTROL else p,
                     "rotation": r, "app_nodes": pl["app"], "congestor_nodes": pl["bully"],
                     "flows": [list(f) for f in pl["flows"]]}
@@ -125,6 +132,9 @@ def cmd_bully(args) -> int:
 
 
 def _run(args, cfg, nodes, specs) -> int:
+    if args.plan:   # checked as for a real study; nothing runs, nothing is written
+        from gpcnet.study import plan
+        return plan.emit(cfg, specs)
     out = Path(args.output)
     if not out.parent.is_dir():
         raise GpcnetError(f"{out}: directory {out.parent} does not exist")
@@ -170,7 +180,10 @@ def add_parser(sub) -> None:
     p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
                    help=f"comma-separated (default {','.join(bullies.PATTERNS)})")
     p.add_argument("--taper", type=float, metavar="T",
-                   help="leaf uplink capacity = hosts per leaf / T (default: one host link per parent switch)")
+                   help="leaf uplinks U = hosts per leaf / T, rounded up (give this or --uplinks-per-leaf)")
+    p.add_argument("--uplinks-per-leaf", type=int, metavar="U",
+                   help="links from each leaf up, in host links (16 on the poster's Quartz); the pairs "
+                        "bullies need U or --taper (the testbed's are known)")
     p.add_argument("--higher-is-better", action="store_true",
                    help="the figure of merit grows with performance (a rate); default: it is a time")
     p.add_argument("--congestor-args", default=DEFAULT_BULLY_ARGS, metavar="ARGS",
