@@ -13,10 +13,18 @@ Input: cumulative counter readings taken every --counter-interval seconds,
    --stall-threshold (stalls per second) is dropped, as is one that moved no
    flit (its ratio is undefined).
 3. The ratio of a router is the average over its tiles of stall/flit (a mean
-   of per-port ratios, not a ratio of sums), "averaged only over routers that
-   contain nodes running our application" and "over the duration of the
-   application": the mean over (router, interval) of the mean over that
-   router's kept ports. Only ports in the scope (the application's) count.
+   of per-port ratios, not a ratio of sums), averaged only over the routers
+   that hold the application's nodes and over the application's duration:
+   the mean over (router, interval) of the mean over that router's kept
+   ports, each (router, interval) weighted by the interval's length. The
+   paper's samples are all one second long (LDMS); ours are too, except the
+   last one, cut short when the application ends, which weighs only what
+   it lasted (1 s at 0.1 then a 0.05 s tail at 1.0 is 0.143, not 0.55).
+   Only ports in the scope (the application's network tiles) count.
+
+tile_stall_rate gives a run's stalls per second on a set of tiles
+(network or processor), averaged over routers and the duration in the same
+way, without the threshold: the paper's Fig. 6.
 """
 
 from __future__ import annotations
@@ -58,6 +66,34 @@ def add_means(series: list, scope: dict) -> None:
         iv["flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
 
 
+def weighted_mean(pairs: list):
+    """sum(v x w) / sum(w) of (value, weight) pairs; None when there are none
+    (or every weight is 0)."""
+    total = sum(w for _, w in pairs)
+    return sum(v * w for v, w in pairs) / total if total > 0 else None
+
+
+def tile_stall_rate(series: list, scope: dict) -> dict:
+    """A run's stalls and flits per second on the tiles of `scope`: in each
+    interval the mean over routers of the mean over their tiles that have a
+    rate, then the mean over intervals weighted by their length (the
+    paper's Fig. 6: "averaged over routers and durations"; no threshold:
+    it is a rate, not a ratio that could surge)."""
+    stalls, flits = [], []
+    for iv in series:
+        per_router: dict = {}
+        for port, rate in iv["rates"].items():
+            if port in scope:
+                per_router.setdefault(scope[port]["router"], []).append(rate)
+        if per_router:
+            stalls.append((statistics.fmean(statistics.fmean(r[0] for r in v) for v in per_router.values()),
+                           iv["dt"]))
+            flits.append((statistics.fmean(statistics.fmean(r[1] for r in v) for v in per_router.values()),
+                          iv["dt"]))
+    return {"stall_per_s": weighted_mean(stalls), "flit_per_s": weighted_mean(flits),
+            "routers": len({p["router"] for p in scope.values()}), "ports": len(scope)}
+
+
 def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
     """The metric over the ports of `scope` ({port: {"router": name}})."""
     values, kept, dropped = [], 0, 0
@@ -71,9 +107,10 @@ def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
                 continue
             kept += 1
             per_router.setdefault(scope[port]["router"], []).append(stalls / flits)
-        values.extend(statistics.fmean(v) for v in per_router.values())
-    out = {"stall_ratio": statistics.fmean(values) if values else None, "reason": None,
-           "samples_kept": kept, "samples_dropped": dropped, "intervals": len(series)}
+        values.extend((statistics.fmean(v), iv["dt"]) for v in per_router.values())
+    out = {"stall_ratio": weighted_mean(values) if values else None, "reason": None,
+           "weighting": "duration", "samples_kept": kept, "samples_dropped": dropped,
+           "intervals": len(series)}
     if not values:
         if not scope:
             out["reason"] = ("no port in the scope: no network-tile counter serves the application's nodes "
