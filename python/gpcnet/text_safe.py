@@ -68,6 +68,18 @@ def path(name) -> str:
     return "".join(out)
 
 
+# A whole error line is cut here as a last resort, should a message quote
+# more than it should: a line, never a screenful.
+MESSAGE_LIMIT = 2000
+
+
+def message(text) -> str:
+    """A whole message for stderr (an error line that names files and
+    quotes values): escaped as path() escapes a file name, since it may
+    hold one, and cut to MESSAGE_LIMIT characters."""
+    return path(shorten(str(text), MESSAGE_LIMIT))
+
+
 def _int_text(value: int, limit: int) -> str:
     # str() of an int of more than 4300 digits raises ValueError (Python
     # 3.11+), and would be slow anyway: say its size instead.
