@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from gpcnet import results
+from gpcnet import number_text, results, text_safe
 from gpcnet.errors import GpcnetError
 
 _PHASES = (("isolated", "Isolated"), ("loaded", "Loaded"))
@@ -35,13 +35,14 @@ def metrics(doc: dict, repetition: int = results.FIRST) -> dict:
         t = results.table(doc, table_id, repetition)
         for row in (t["rows"] if t else []):
             for stat, stat_label in _STATS:
-                m = Metric((table_id, row["test"], stat), f"{phase} {row['name']} {stat_label}",
-                           row["unit"], row["better"])
+                m = Metric((table_id, row["test"], stat), f"{phase} {text_safe.terminal(row['name'])} {stat_label}",
+                           text_safe.terminal(row["unit"]), row["better"])
                 out[m] = row[stat]
     for entry in results.impacts(doc, repetition):
         for stat, stat_label in _STATS:
             # CI >= 1 means harm, so a larger CI is always worse.
-            m = Metric(("impact", entry["test"], stat), f"CI {entry['name']} {stat_label}", "x", "lower")
+            m = Metric(("impact", entry["test"], stat), f"CI {text_safe.terminal(entry['name'])} {stat_label}",
+                       "x", "lower")
             out[m] = results.ci(entry, stat)
     return out
 
@@ -50,7 +51,10 @@ def worse_percent(metric: Metric, base: Optional[float], value: Optional[float])
     """How much worse `value` is than `base`, in percent (negative = better)."""
     if not (_usable(base) and _usable(value)) or base <= 0:
         return None
-    change = (value / base - 1.0) * 100.0
+    quotient = number_text.ratio(value, base)
+    if quotient is None:  # overflowed (1.7e308 / 2.2): infinitely worse or better
+        quotient = math.inf
+    change = (quotient - 1.0) * 100.0
     return change if metric.better == "lower" else -change
 
 
@@ -61,6 +65,15 @@ _CONTEXT = (("program", lambda d: d["program"]),
             ("non-default settings", lambda d: d["config"].get("non_default")))
 
 
+def _shown(value) -> str:
+    """A setting from a file in a note: escaped, and short."""
+    if isinstance(value, list):
+        return text_safe.terminal(text_safe.shorten(", ".join(map(str, value))))
+    if isinstance(value, str):
+        return text_safe.terminal(text_safe.shorten(value))
+    return number_text.general(value, 6) if isinstance(value, float) else text_safe.quote(value)
+
+
 def context_notes(labelled_docs: list) -> list:
     """Differences in setup that make the numbers less comparable."""
     notes = []
@@ -68,7 +81,7 @@ def context_notes(labelled_docs: list) -> list:
     for name, get in _CONTEXT:
         for label, doc in labelled_docs[1:]:
             if get(doc) != get(base):
-                notes.append(f"note: {name} differs: {base_label}: {get(base)}, {label}: {get(doc)}")
+                notes.append(f"note: {name} differs: {base_label}: {_shown(get(base))}, {label}: {_shown(get(doc))}")
     return notes
 
 
@@ -89,7 +102,9 @@ def run_labels(paths: list) -> list:
             names = [f"{n}/{stem}" for n in names]
         for i, name in zip(group, names):
             labels[i] = name
-    return labels
+    # Printed in tables and REGRESSION lines: a file name may hold control
+    # characters or bytes that are not UTF-8.
+    return [text_safe.path(label) for label in labels]
 
 
 def _distinguish(paths: list) -> list:
@@ -117,7 +132,8 @@ def _distinguish(paths: list) -> list:
 
 
 def _usable(value) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
+    # A finite double; an integer too large for one (4000 digits) is not.
+    return number_text.as_float(value) is not None
 
 
 def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, same_program: bool) -> list:
@@ -143,7 +159,7 @@ def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, same
             worse = worse_percent(m, base, value)
             if worse is not None and worse > limit:
                 out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
-                           f"({worse:.1f}% worse, limit {limit:g}%)")
+                           f"({number_text.percent(worse)} worse, limit {limit:g}%)")
     return out
 
 
@@ -154,7 +170,13 @@ _RATIO_HEAD_MAX = 11
 
 
 def _fmt(value: Optional[float]) -> str:
-    return "-" if value is None else f"{value:.4g}"
+    return number_text.general(value)
+
+
+def _ratio_text(ratio: float) -> str:
+    # Three decimals while short; an extreme ratio (1.7e308 / 2.2) in
+    # scientific notation, never 300 digits.
+    return f"{ratio:.3f}" if abs(ratio) < 1e6 else f"{ratio:.3g}"
 
 
 def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
@@ -180,8 +202,8 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
         cells = [m.label, m.unit, _fmt(base)]
         for run in per_run[1:]:
             value = run.get(m)
-            ratio = None if base in (None, 0) or value is None else value / base
-            cells += [_fmt(value), "-" if ratio is None else f"{ratio:.3f}"]
+            ratio = number_text.ratio(value, base)
+            cells += [_fmt(value), "-" if ratio is None else _ratio_text(ratio)]
         body.append(cells)
 
     regressions = []

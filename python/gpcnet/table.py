@@ -12,7 +12,7 @@ import csv
 import io
 from typing import Optional
 
-from gpcnet import catalog, reference, results
+from gpcnet import catalog, number_text, reference, results, text_safe
 
 GROUPS = [("iso", "avg", "Isolated Avg"), ("load", "avg", "Loaded Avg"),
           ("iso", "p99", "Isolated 99%"), ("load", "p99", "Loaded 99%")]
@@ -36,18 +36,32 @@ def published_rows() -> list:
 
 
 def _num(value: Optional[float], missing: str) -> str:
-    return missing if value is None else f"{value:.1f}"
+    # One decimal, or 4 significant digits for a value beyond a million
+    # (1.7e308 would otherwise be 309 digits).
+    return number_text.fixed(value, 1, missing)
 
 
 def _pport(value: Optional[float]) -> str:
-    return "" if value is None else f"{value:g}"
+    return "" if value is None else number_text.general(value, 6)
+
+
+def _nodes(value) -> str:
+    return text_safe.quote(value)
+
+
+def _csv_num(value) -> str:
+    """A value at full precision (repr of the double), "" when missing."""
+    x = number_text.as_float(value)
+    if x is None:
+        return ""
+    return str(value) if isinstance(value, int) and abs(value) < 10**15 else repr(x)
 
 
 def markdown(rows: list) -> str:
     head = ["Run", "Nodes", "PPort"] + [f"{g} {METRIC_LABELS[m]}" for _, _, g in GROUPS for m in reference.METRICS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "---:|" * len(COLUMNS)]
     for r in rows:
-        cells = [r["label"].replace("|", "\\|"), str(r["nodes"]), _pport(r["pport"])]
+        cells = [r["label"].replace("|", "\\|"), _nodes(r["nodes"]), _pport(r["pport"])]
         cells += [_num(r[c], "–") for c in COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
     units = ", ".join(f"{METRIC_LABELS[m]} in {UNITS[m]}" for m in reference.METRICS)
@@ -59,8 +73,8 @@ def as_csv(rows: list) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "nodes", "pport"] + [f"{p}_{s}_{m}" for p, s, m in COLUMNS])
     for r in rows:
-        writer.writerow([r["label"], r["nodes"], _pport(r["pport"])] +
-                        ["" if r[c] is None else repr(r[c]) for c in COLUMNS])
+        writer.writerow([r["label"], _nodes(r["nodes"]), _pport(r["pport"])] +
+                        [_csv_num(r[c]) for c in COLUMNS])
     return out.getvalue()
 
 
@@ -86,7 +100,7 @@ def latex(rows: list) -> str:
         r"\hline",
     ]
     for r in rows:
-        cells = [_latex_escape(r["label"]), str(r["nodes"]), _pport(r["pport"])]
+        cells = [_latex_escape(r["label"]), _nodes(r["nodes"]), _pport(r["pport"])]
         cells += [_num(r[c], "--") for c in COLUMNS]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\hline", r"\end{tabular}"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from gpcnet.commands.common import EXIT_OK, EXIT_REGRESSION, add_repetition, labels, load_all
+from gpcnet.errors import GpcnetError
 
 
 def add_parser(sub) -> None:
@@ -23,6 +24,11 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from gpcnet.compare import compare
+    if args.fail_if_worse is not None and len(args.runs) < 2:
+        # A gate with nothing to judge must not pass: a CI job that lost
+        # its new run would otherwise go green.
+        raise GpcnetError("--fail-if-worse needs a run to compare with the baseline "
+                          "(gpcnet compare BASELINE.json RUN.json ... --fail-if-worse PCT)")
     text, regressions = compare(load_all(args.runs), args.fail_if_worse, args.repetition)
     sys.stdout.write(text)
     if regressions:
