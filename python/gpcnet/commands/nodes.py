@@ -41,16 +41,17 @@ def run(args) -> int:
                                      "slow": [s["name"] for s in slow]}, indent=1) + "\n")
         return EXIT_OK
     probe = doc["node_probe"]
+    from gpcnet import number_text, text_safe  # names from the file escaped; extreme numbers bounded
+    rows, slow = ([dict(r, name=text_safe.terminal(r["name"])) for r in group] for group in (rows, slow))
     print(f"Per-node probe: {len(rows)} nodes, {probe['rounds']} rounds of {probe['exchanges']} "
-          f"exchanges of {probe['bytes']} bytes each way ({probe['wall_s']:.2f} s)")
+          f"exchanges of {probe['bytes']} bytes each way ({number_text.fixed(probe['wall_s'], 2)} s)")
     width = max([len("node")] + [len(r["name"]) for r in rows])
     print(f"{'node':<{width}}  {'usec/exchange':>14}  {'z':>8}")
     for r in rows:
-        usec = "-" if r["usec"] is None else f"{r['usec']:.1f}"
-        z = "-" if r["z"] is None else f"{r['z']:.1f}"
+        usec, z = number_text.fixed(r["usec"]), number_text.fixed(r["z"])
         print(f"{r['name']:<{width}}  {usec:>14}  {z:>8}{'  SLOW' if r['slow'] else ''}")
     if slow:
-        print("Slow nodes: " + ", ".join(f"{s['name']} (z {s['z']:.1f})" for s in slow))
+        print("Slow nodes: " + ", ".join(f"{s['name']} (z {number_text.fixed(s['z'])})" for s in slow))
     else:
         print(f"Slow nodes: none (no node above z {threshold:g} and {nodes.MIN_RATIO:g}x the median"
               + (f"; {nodes.MIN_NODES} nodes needed" if len(rows) < nodes.MIN_NODES else "") + ")")
