@@ -14,13 +14,15 @@ from gpcnet.study import stats
 
 
 def test_mean_difference_sign_as_the_poster():
-    # times: the pattern 5% slower than the control is -5% (worse)
-    assert stats.mean_difference_pct([10, 10], [10.5, 10.5]) == pytest.approx(-5.0)
-    assert stats.mean_difference_pct([10, 10], [9.0, 9.0]) == pytest.approx(10.0)
+    # times are turned into performance (1 / time): control / pattern - 1, negative when worse
+    assert stats.mean_difference_pct([10, 10], [10.5, 10.5]) == pytest.approx(10 / 10.5 * 100 - 100)   # -4.76%
+    assert stats.mean_difference_pct([10, 10], [9.0, 9.0]) == pytest.approx(100 / 9 * 10 - 100)       # +11.1%
+    # a doubled run time is half the performance: -50%, not -100%
+    assert stats.mean_difference_pct([1.0, 1.0], [2.0, 2.0]) == pytest.approx(-50.0)
     # a rate (higher is better): 5% lower is -5%
     assert stats.mean_difference_pct([100, 100], [95, 95], higher_is_better=True) == pytest.approx(-5.0)
-    # the mean, not the median: (1 + 2 + 6) / 3 = 3 against 2
-    assert stats.mean_difference_pct([2, 2], [1, 2, 6]) == pytest.approx(-50.0)
+    # the mean, not the median: (1 + 2 + 6) / 3 = 3 against 2: 2 / 3 - 1
+    assert stats.mean_difference_pct([2, 2], [1, 2, 6]) == pytest.approx(-100 / 3)
 
 
 def test_welch_on_known_values():
@@ -80,7 +82,7 @@ def test_table_i_of_a_synthetic_study():
     rows = {r["pattern"]: r for r in t["rows"]}
     full = rows["pairs-full"]
     assert full["label"] == "Adjacent leaf bully" and full["runs"] == 3
-    assert full["mean_difference_pct"] == pytest.approx(-150.0)
+    assert full["mean_difference_pct"] == pytest.approx(-60.0)      # control mean 2, pattern 5: 2 / 5 - 1
     assert full["p_value"] == pytest.approx(0.021311641128756) and full["significant_at"] == 0.05
     assert full["slowest_rank"]["median_mib_s"] == 6000 and full["slowest_rank"]["min_mib_s"] == 5000
     assert full["slowest_rank"]["min_gbit_s"] == pytest.approx(5000 * 2**20 * 8 / 1e9)
@@ -107,7 +109,7 @@ def test_report_shows_table_i(tmp_path, capsys):
     path.write_text(json.dumps(synthetic_study()))
     assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 0
     html = (tmp_path / "r.html").read_text()
-    assert "Table I" in html and "Adjacent leaf bully" in html and "-150.00% *" in html
+    assert "Table I" in html and "Adjacent leaf bully" in html and "-60.00% *" in html
     assert "0.0213" in html and "Incast bully" in html
 
 

@@ -7,14 +7,31 @@ from gpcnet.cli import main
 from gpcnet.study import scale
 
 
-def test_bandwidth_ratio_is_the_bandwidth_canary_s_avg_ci_over_repetitions():
-    doc = {"tables": [{"id": "loaded", "rows": [{"test": "rr_two_sided_lat", "better": "lower"},
-                                                 {"test": "rr_two_sided_bw_sync", "better": "higher"}]}],
-           "impact": [{"test": "rr_two_sided_lat", "avg": 9.0}, {"test": "rr_two_sided_bw_sync", "avg": 1.2},
-                      {"test": "rr_two_sided_bw_sync", "avg": 1.4}]}
-    test, ratio = scale.bandwidth_ratio(doc)
-    assert test == "rr_two_sided_bw_sync" and ratio == pytest.approx(1.3)
-    assert scale.bandwidth_ratio({"tables": [], "impact": []}) == (None, None)
+def _table(kind, rep, bw):
+    return {"id": kind, "repetition": rep, "rows": [{"test": "rr_two_sided_lat", "better": "lower", "avg": 5.0},
+                                                   {"test": "rr_two_sided_bw_sync", "better": "higher", "avg": bw}]}
+
+
+def test_bandwidth_ratio_is_loaded_over_isolated_as_the_paper():
+    # repetition 1: 800 MiB/s loaded of 1000 isolated = 0.8; repetition 2: 300 of 600 = 0.5; mean 0.65
+    doc = {"tables": [_table("isolated", 1, 1000.0), _table("loaded", 1, 800.0),
+                      _table("isolated", 2, 600.0), _table("loaded", 2, 300.0)],
+           "impact": [{"test": "rr_two_sided_lat", "avg": 9.0}, {"test": "rr_two_sided_bw_sync", "avg": 1.25},
+                      {"test": "rr_two_sided_bw_sync", "avg": 2.0}]}
+    test, ratio, ci = scale.bandwidth_ratio(doc)
+    assert test == "rr_two_sided_bw_sync" and ratio == pytest.approx(0.65)
+    assert ci == pytest.approx(1.625)                 # the load test's own Avg CI (isolated / loaded), kept
+    # without the tables: the inverse of each Avg CI, then the mean: (0.8 + 0.5) / 2
+    doc["tables"] = [{"id": "loaded", "rows": doc["tables"][1]["rows"]}]
+    assert scale.bandwidth_ratio(doc)[1] == pytest.approx(0.65)
+    assert scale.bandwidth_ratio({"tables": [], "impact": []}) == (None, None, None)
+
+
+def test_the_paper_s_rma_broadcast_is_the_default_congestor():
+    assert scale.congestor_args(None, ["--measurements", "3"]) == ["--congestors", "rma_bcast", "--measurements", "3"]
+    assert scale.congestor_args("a2a,rma_bcast:2", []) == ["--congestors", "a2a,rma_bcast:2"]
+    assert scale.congestor_args("all", ["--tests", "x"]) == ["--tests", "x"]          # the load test's own mix
+    assert scale.congestor_args(None, ["--congestors", "a2a"]) == ["--congestors", "a2a"]
 
 
 @pytest.mark.parametrize("args, words", [
@@ -26,6 +43,9 @@ def test_bandwidth_ratio_is_the_bandwidth_canary_s_avg_ci_over_repetitions():
     (["--node-counts", "4", "--counter-interval", "0"], "--counter-interval 0: expected seconds above 0"),
     (["--node-counts", "4", "--stall-threshold", "-1"], "--stall-threshold -1: expected stalls per second"),
     (["--node-counts", "4", "--load-test-args", "'unclosed"], "--load-test-args: No closing quotation"),
+    (["--node-counts", "4", "--congestors", "a2a", "--load-test-args", "--congestors rma_bcast"],
+     "--congestors is given twice"),
+    (["--node-counts", "4", "--congestors", " "], "--congestors: empty"),
 ])
 def test_scale_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, words):
     out = tmp_path / "scale.json"
@@ -55,8 +75,9 @@ def test_a_local_sweep_records_each_count_s_bandwidth_ratio(tmp_path, capsys, co
     for r in doc["runs"]:
         lt = r["load_test"]
         assert r["status"] == "ok" and lt["bandwidth_test"] == "rr_two_sided_bw_sync"
-        assert lt["bandwidth_ratio"] == pytest.approx(
-            [i["avg"] for i in lt["impact"] if i["test"] == "rr_two_sided_bw_sync"][0])
+        ci = [i["avg"] for i in lt["impact"] if i["test"] == "rr_two_sided_bw_sync"][0]
+        assert lt["bandwidth_ratio"] == pytest.approx(1 / ci) and lt["congestion_impact"] == pytest.approx(ci)
+        assert lt["bandwidth_ratio_is"] == "loaded / isolated"
         assert "series" in r["counters"]
     assert main(["report", str(tmp_path / "scale.json"), "-o", str(tmp_path / "s.html")]) == 0
     assert 'id="fig-counts"' in (tmp_path / "s.html").read_text()

@@ -113,14 +113,14 @@ def test_the_corun_page_has_the_box_plot_the_means_and_the_series():
 
 def scale_doc():
     runs = []
-    # bandwidth ratio = 1 + 10 x stall ratio exactly
+    # bandwidth ratio (loaded / isolated) = 1 - 10 x stall ratio exactly
     for k, ratios in ((4, [0.01, 0.02]), (6, [0.05, 0.07])):
         for r, m in enumerate(ratios):
             runs.append({"id": f"n{k}-r{r}", "setting": str(k), "rotation": r, "status": "ok", "wall_s": 1.0,
                          "nodes_used": k, "app_nodes": [f"n{i}" for i in range(k)], "congestor_nodes": [],
                          "counters": _counters(m),
                          "load_test": {"impact": [], "bandwidth_test": "rr_two_sided_bw_sync",
-                                       "bandwidth_ratio": 1.0 + 10.0 * m}})
+                                       "bandwidth_ratio": 1.0 - 10.0 * m, "bandwidth_ratio_is": "loaded / isolated"}})
     runs.append({"id": "n6-r2", "setting": "6", "rotation": 2, "status": "failed", "error": "boom"})
     return {"kind": "gpcnet_study", "schema_version": 1, "nodes": [f"n{i}" for i in range(6)], "runs": runs,
             "config": {"study": "scale", "app_command": ["network_load_test"], "n": 6, "ppn": 1, "rotations": 2,
@@ -131,9 +131,17 @@ def test_fig7_scale_points_means_and_fit():
     s = report.summarise_scale(scale_doc())
     assert [(p["nodes"], p["stall_ratio"]) for p in s["points"]] == [(4, 0.01), (4, 0.02), (6, 0.05), (6, 0.07)]
     c = {x["nodes"]: x for x in s["counts"]}
-    assert c[4]["bandwidth_mean"] == pytest.approx(1.15) and c[6]["stall_mean"] == pytest.approx(0.06)
-    assert c[6]["bandwidth_se"] == pytest.approx(np.std([1.5, 1.7], ddof=1) / math.sqrt(2))
-    assert s["fit"]["slope"] == pytest.approx(10.0) and s["fit"]["intercept"] == pytest.approx(1.0)
+    assert c[4]["bandwidth_mean"] == pytest.approx(0.85) and c[6]["stall_mean"] == pytest.approx(0.06)
+    assert c[6]["bandwidth_se"] == pytest.approx(np.std([0.5, 0.3], ddof=1) / math.sqrt(2))
+    assert s["fit"]["slope"] == pytest.approx(-10.0) and s["fit"]["intercept"] == pytest.approx(1.0)
+    # a document written before the paper's ratio was followed holds the Congestion Impact
+    # (isolated / loaded) there: the report turns it around
+    old = scale_doc()
+    for r in old["runs"]:
+        if "load_test" in r:
+            r["load_test"]["bandwidth_ratio"] = 1.0 / r["load_test"].pop("bandwidth_ratio")
+            del r["load_test"]["bandwidth_ratio_is"]
+    assert [p["bandwidth_ratio"] for p in report.summarise_scale(old)["points"]] == pytest.approx([0.9, 0.8, 0.5, 0.3])
     assert s["failed"] == [{"id": "n6-r2", "error": "boom"}]
 
 

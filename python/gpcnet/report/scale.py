@@ -1,6 +1,6 @@
 """`gpcnet report` on a scale sweep (`gpcnet study scale`): the co-run
-paper's Fig. 7, GPCNeT's bandwidth ratio (the bandwidth canary's Congestion
-Impact) against the stall/flit ratio, one point per run and one colour per
+paper's Fig. 7, GPCNeT's bandwidth ratio (the bandwidth canary's bandwidth
+with the congestor over its bandwidth in isolation) against the stall/flit ratio, one point per run and one colour per
 node count, and the bandwidth ratio per node count with standard errors."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def ratio_figure(s: dict) -> Figure:
         ax.plot([lo, hi], [f["intercept"] + f["slope"] * x for x in (lo, hi)], "k--", lw=1,
                 label=f"linear fit, r = {f['r']:.2f}" if f["r"] is not None else "linear fit")
     ax.set_xlabel(pts[0]["what"])
-    ax.set_ylabel("bandwidth ratio (Congestion Impact)")
+    ax.set_ylabel("bandwidth ratio (loaded / isolated)")
     ax.legend(fontsize=7)
     return fig
 
@@ -67,7 +67,8 @@ def render(study: dict) -> str:
                      rows))
     if s["counts"]:
         parts.append(figs.embed(counts_figure(s), "counts", "Bandwidth ratio of the load test's bandwidth canary "
-                                "(isolated / loaded) per node count; error bars are standard errors."))
+                                "(loaded / isolated: below 1 under congestion) per node count; error bars are "
+                                "standard errors."))
     parts.append(Markup("<h2>Bandwidth ratio vs stall/flit ratio</h2>"))
     if any(p["stall_ratio"] is not None for p in s["points"]):
         parts.append(figs.embed(ratio_figure(s), "ratio", "Each point is one run; one colour per node count."))

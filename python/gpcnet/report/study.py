@@ -35,7 +35,7 @@ def means_figure(summary: dict) -> Figure:
     ax = fig.subplots()
     for p in pts:
         ax.errorbar([p["metric_mean"]], [p["time_mean"]], xerr=[p["metric_se"] or 0], yerr=[p["time_se"] or 0],
-                    fmt="x", ms=8, capsize=3, label=f"{p['setting']} ({p['runs']} runs)")
+                    fmt="x", ms=8, capsize=3, label=_point_label(p))
     f = summary.get("fit")
     if f:
         xs = [p["metric_mean"] for p in pts]
@@ -46,6 +46,14 @@ def means_figure(summary: dict) -> Figure:
     ax.set_ylabel(f"mean time / median of setting {summary['baseline']}")
     ax.legend(fontsize=7)
     return fig
+
+
+def _point_label(p: dict) -> str:
+    """A Fig. 5 cross: its setting and the runs behind it (the time over
+    every finished run, the ratio over those that have one)."""
+    with_ratio = p.get("ratio_runs", p["runs"])
+    return (f"{p['setting']} ({p['runs']} runs)" if with_ratio == p["runs"]
+            else f"{p['setting']} ({p['runs']} runs, {with_ratio} with a ratio)")
 
 
 def series_figure(summary: dict) -> Figure:
@@ -89,12 +97,13 @@ def _ci_app_table(s: dict) -> Markup:
 
 
 def _means_table(s: dict) -> Markup:
-    rows = join(fmt("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", p["setting"],
-                    p["runs"], _f(p["time_mean"]), _f(p["time_se"]), _f(p["metric_mean"], "{:.4g}"),
-                    _f(p["metric_se"], "{:.3g}"))
+    rows = join(fmt("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    p["setting"], p["runs"], _f(p["time_mean"]), _f(p["time_se"]), p.get("ratio_runs", p["runs"]),
+                    _f(p["metric_mean"], "{:.4g}"), _f(p["metric_se"], "{:.3g}"))
                 for p in s["per_setting"])
-    return fmt('<table class="summary"><tr><th>setting</th><th>runs</th><th>mean normalised time</th>'
-               "<th>standard error</th><th>mean stall/flit ratio</th><th>standard error</th></tr>{}</table>", rows)
+    return fmt('<table class="summary"><tr><th>setting</th><th>runs</th><th>mean normalised time (every run)</th>'
+               "<th>standard error</th><th>runs with a ratio</th><th>mean stall/flit ratio</th>"
+               "<th>standard error</th></tr>{}</table>", rows)
 
 
 def _metric_section(s: dict, figs: Figures) -> Markup:

@@ -141,15 +141,18 @@ def summarise(study: dict) -> dict:
         if m is not None and scaled["runs"].get(r["id"]) is not None:
             out["metric"].append({"id": r["id"], "setting": r["setting"], "metric": m, "what": what,
                                   "normalised": scaled["runs"][r["id"]]})
-    # Fig. 5: "Each cross represents the average value of the ten runs in
-    # each setting, and errorbars show their standard error"; "The dashed
-    # line is a linear fit" (through the crosses).
+    # Fig. 5: a cross per setting, the average of the setting's (ten) runs
+    # with standard errors, and a dashed linear fit through the crosses.
+    # The time is the mean over every finished run of the setting; the
+    # ratio over those that have one (both counts are kept and shown).
     out["per_setting"] = []
     for s in settings:
         pts = [p for p in out["metric"] if p["setting"] == s]
         if pts:
-            (tm, tse), (mm, mse) = mean_se([p["normalised"] for p in pts]), mean_se([p["metric"] for p in pts])
-            out["per_setting"].append({"setting": s, "runs": len(pts), "time_mean": tm, "time_se": tse,
+            norm = out["settings"][s]["normalised"]
+            (tm, tse), (mm, mse) = mean_se(norm), mean_se([p["metric"] for p in pts])
+            out["per_setting"].append({"setting": s, "runs": len(norm), "ratio_runs": len(pts),
+                                       "time_mean": tm, "time_se": tse,
                                        "metric_mean": mm, "metric_se": mse, "what": pts[0]["what"]})
     fit = linear_fit([p["metric_mean"] for p in out["per_setting"]], [p["time_mean"] for p in out["per_setting"]])
     if fit:
@@ -163,18 +166,26 @@ def summarise(study: dict) -> dict:
     return out
 
 
+def paper_bandwidth_ratio(load_test: dict) -> float:
+    """The paper's bandwidth ratio, loaded / isolated. Documents written
+    before it was followed (no "bandwidth_ratio_is") hold the load test's
+    Congestion Impact there, isolated / loaded: turned around."""
+    value = load_test["bandwidth_ratio"]
+    return value if load_test.get("bandwidth_ratio_is") == "loaded / isolated" else 1.0 / value
+
+
 def summarise_scale(study: dict) -> dict:
     """A `gpcnet study scale` document as its Fig. 7 needs it: per run the
     node count, the bandwidth ratio and the stall/flit ratio ("Each point
     represents an experiment run"), per node count their means and
     standard errors, and a linear fit of bandwidth ratio on stall ratio."""
     ok = [r for r in study["runs"] if r.get("status") == "ok"
-          and (r.get("load_test") or {}).get("bandwidth_ratio") is not None]
+          and (r.get("load_test") or {}).get("bandwidth_ratio")]
     points = []
     for r in ok:
         m, what = run_metric(r)
         points.append({"id": r["id"], "nodes": len(r.get("app_nodes") or []) or int(r["setting"]),
-                       "bandwidth_ratio": r["load_test"]["bandwidth_ratio"], "stall_ratio": m, "what": what,
+                       "bandwidth_ratio": paper_bandwidth_ratio(r["load_test"]), "stall_ratio": m, "what": what,
                        "test": r["load_test"].get("bandwidth_test")})
     counts = []
     for k in sorted({p["nodes"] for p in points}):

@@ -7,8 +7,11 @@ stall/flit ratio).
 Each run is network_load_test on the first K nodes of the list, with the
 counters of the ports serving those nodes sampled during it as in the
 co-run study (gpcnet.study.sampling); the run records the load test's
-Congestion Impact rows and, as its bandwidth ratio, the Avg CI of its
-bandwidth canary (isolated / loaded bandwidth). One study JSON
+Congestion Impact rows and its bandwidth ratio as the paper defines it:
+the bandwidth canary's effective bandwidth with the congestor divided by
+its bandwidth in isolation (loaded / isolated: below 1 under congestion;
+the inverse of the load test's Congestion Impact). The congestor is the
+paper's RMA Broadcast by default (--congestors). One study JSON
 ("study": "scale", one setting per node count) that `gpcnet report` draws.
 """
 
@@ -25,6 +28,7 @@ from gpcnet.signals import terminate_as_interrupt
 from gpcnet.study import launch, options, procs, runner
 
 PAPER_COUNTS = "16,32,64,86,106,128"
+PAPER_CONGESTOR = "rma_bcast"      # the paper ran "the RMA Broadcast congestor kernel"
 
 
 def parse_counts(text: str, available: int) -> list:
@@ -42,18 +46,42 @@ def parse_counts(text: str, available: int) -> list:
     return counts
 
 
+def _rows(doc: dict, table: str, test: str) -> dict:
+    """{repetition: the table's row of `test`} (a document without
+    repetitions in its tables: all repetition 1)."""
+    out = {}
+    for t in doc.get("tables") or []:
+        if isinstance(t, dict) and t.get("id") == table:
+            for row in t.get("rows") or []:
+                if isinstance(row, dict) and row.get("test") == test:
+                    out[t.get("repetition", 1)] = row
+    return out
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
 def bandwidth_ratio(doc: dict) -> tuple:
-    """(test id, mean over repetitions of its Avg Congestion Impact) of the
-    load test's first bandwidth canary (its loaded row is better "higher"),
-    or (None, None) when it ran none."""
+    """(test id, bandwidth ratio, Congestion Impact) of the load test's
+    first bandwidth canary (its loaded row is better "higher"), or (None,
+    None, None) when it ran none. The ratio is the paper's: the canary's
+    average bandwidth with the congestors over its average in isolation,
+    per repetition, then their mean (below 1: congested). The Congestion
+    Impact is the load test's own Avg CI (isolated / loaded), kept beside."""
     higher = [row.get("test") for t in doc.get("tables") or [] if isinstance(t, dict) and t.get("id") == "loaded"
               for row in t.get("rows") or [] if isinstance(row, dict) and row.get("better") == "higher"]
     for test in dict.fromkeys(higher):
-        avgs = [i["avg"] for i in doc.get("impact") or []
-                if isinstance(i, dict) and i.get("test") == test and isinstance(i.get("avg"), (int, float))]
-        if avgs:
-            return test, statistics.fmean(avgs)
-    return None, None
+        iso, loaded = _rows(doc, "isolated", test), _rows(doc, "loaded", test)
+        ratios = [loaded[k]["avg"] / iso[k]["avg"] for k in loaded
+                  if k in iso and _number(loaded[k].get("avg")) and _number(iso[k].get("avg"))]
+        cis = [i["avg"] for i in doc.get("impact") or []
+               if isinstance(i, dict) and i.get("test") == test and _number(i.get("avg"))]
+        if not ratios and cis:   # no tables (an abridged document): the inverse of each Avg CI
+            ratios = [1.0 / c for c in cis]
+        if ratios:
+            return test, statistics.fmean(ratios), statistics.fmean(cis) if cis else None
+    return None, None, None
 
 
 def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
@@ -74,9 +102,10 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         got = congestor_job.summary(dict(cfg, congestor_kind="load-test"), ljson, names, spec["app_nodes"])
         if got.get("error"):
             raise procs.RunFailed(got["error"])
-        test, ratio = bandwidth_ratio(read_json(ljson, "load test JSON"))
+        test, ratio, ci = bandwidth_ratio(read_json(ljson, "load test JSON"))
         rec["load_test"] = dict(got["load_test"], status=got["status"], ran_on=got["ran_on"],
-                                bandwidth_test=test, bandwidth_ratio=ratio)
+                                bandwidth_test=test, bandwidth_ratio=ratio, congestion_impact=ci,
+                                bandwidth_ratio_is="loaded / isolated")
         if ratio is None:
             raise procs.RunFailed("the load test ran no bandwidth canary (--tests without one): no bandwidth ratio")
         rec["status"] = "ok"
@@ -92,7 +121,7 @@ def _started(spec: dict) -> str:
 
 def _finished(rec: dict) -> str:
     ratio = (rec.get("counters") or {}).get("metric", {}).get("stall_ratio")
-    return (f"bandwidth ratio {rec['load_test']['bandwidth_ratio']:.3f}, stall/flit ratio "
+    return (f"bandwidth ratio (loaded / isolated) {rec['load_test']['bandwidth_ratio']:.3f}, stall/flit ratio "
             + ("-" if ratio is None else f"{ratio:.4g}"))
 
 
@@ -109,6 +138,7 @@ def cmd_scale(args) -> int:
         extra = shlex.split(args.load_test_args)
     except ValueError as e:
         raise GpcnetError(f"--load-test-args: {e}") from None
+    extra = congestor_args(args.congestors, extra)
     cfg = {"study": "scale", "app_command": [congestor_job.find_program(args.load_test_bin, "load-test"), *extra],
            "n": max(counts), "node_counts": counts, "ppn": args.ppn, "rotations": args.repetitions,
            "launcher": args.launcher, "settings": [str(k) for k in counts], "timeout": args.timeout,
@@ -127,12 +157,27 @@ def cmd_scale(args) -> int:
                                 started=_started, finished=_finished, resumable=False)
 
 
+def congestor_args(congestors: str | None, extra: list) -> list:
+    """The load test's options with the congestor mix: --congestors LIST
+    (default the paper's RMA Broadcast; `all`: the load test's own default
+    mix), or the one in --load-test-args, never both."""
+    given = any(a == "--congestors" or a.startswith("--congestors=") for a in extra)
+    if given and congestors is not None:
+        raise GpcnetError("--congestors is given twice (as an option and in --load-test-args): keep one")
+    if given:
+        return extra
+    mix = congestors if congestors is not None else PAPER_CONGESTOR
+    if not mix.strip():
+        raise GpcnetError("--congestors: empty (give e.g. rma_bcast, a2a,rma_bcast:2, or all)")
+    return extra if mix.strip() == "all" else ["--congestors", mix.strip(), *extra]
+
+
 def add_parser(ss) -> None:
     p = ss.add_parser("scale", help="GPCNeT alone on several node counts: bandwidth ratio vs stall ratio",
                       description="Run network_load_test alone on the first K nodes of the list for each K of "
                                   "--node-counts (the co-run paper's 16-128), --repetitions times, sampling "
                                   "the counters of the ports serving those nodes during each run; record "
-                                  "its bandwidth canary's Congestion Impact (the bandwidth ratio) beside the "
+                                  "its bandwidth canary's bandwidth ratio (loaded / isolated) beside the "
                                   "stall/flit ratio. `gpcnet report` draws one against the other.")
     p.add_argument("--node-counts", required=True, metavar="LIST",
                    help=f"comma-separated node counts, each at most the list's length (the paper's: {PAPER_COUNTS})")
@@ -142,8 +187,11 @@ def add_parser(ss) -> None:
                    help="mpirun, srun, testbed or local, as for corun (default mpirun)")
     p.add_argument("--launcher-args", default="", metavar="ARGS", help="extra arguments for every mpirun/srun")
     p.add_argument("--load-test-bin", metavar="PATH", help="network_load_test (default: PATH, then build/)")
+    p.add_argument("--congestors", metavar="LIST",
+                   help=f"the load test's congestor kernels (default {PAPER_CONGESTOR}, the paper's RMA "
+                        "Broadcast; 'all': the load test's own mix of four)")
     p.add_argument("--load-test-args", default="", metavar="ARGS",
-                   help="network_load_test options (default none: the published run)")
+                   help="other network_load_test options (default none)")
     p.add_argument("--timeout", type=float, default=0, metavar="SEC",
                    help="stop a run after SEC seconds (recorded as failed; default none)")
     options.sampling_options(p, "the load test's")

@@ -1,6 +1,7 @@
 """The statistics of the fat-tree poster's Table I: per bully pattern, the
 mean performance difference from the control in percent (negative: the
-application did worse than the control, as the poster prints it), whether
+application did worse than the control, as the poster prints it; a
+performance, not a time: a doubled run time is -50%), whether
 it is significant at alpha = 0.05 and 0.01 (Welch's two-sided t-test, which
 does not assume the two groups have the same variance), and the bandwidth
 of the slowest bully rank (network_congestor's per-rank JSON)."""
@@ -20,16 +21,17 @@ MIB_S_TO_GBIT_S = 2**20 * 8 / 1e9
 
 
 def mean_difference_pct(control: list, pattern: list, higher_is_better: bool = False) -> float:
-    """100 x (mean(pattern) - mean(control)) / mean(control), signed so that a
-    negative value means worse than the control: for a time (lower is
-    better) the sign is turned."""
+    """The mean performance difference from the control in percent,
+    performance being 1 / time: 100 x (mean time of the control / mean time
+    of the pattern - 1), so a run twice as long is -50% (not -100%) and
+    nothing can fall below -100%. For a rate (higher is better):
+    100 x (mean(pattern) / mean(control) - 1). Negative: worse."""
     if not control or not pattern:
         raise GpcnetError("mean difference: needs at least one value on each side")
     c, p = statistics.fmean(control), statistics.fmean(pattern)
-    if not (math.isfinite(c) and math.isfinite(p)) or c <= 0:
-        raise GpcnetError(f"mean difference: the control's mean must be a positive number (got {c!r})")
-    diff = 100.0 * (p - c) / c
-    return diff if higher_is_better else -diff
+    if not (math.isfinite(c) and math.isfinite(p)) or c <= 0 or p <= 0:
+        raise GpcnetError(f"mean difference: both means must be positive numbers (got {c!r} and {p!r})")
+    return 100.0 * (p / c - 1.0) if higher_is_better else 100.0 * (c / p - 1.0)
 
 
 def welch_p(control: list, pattern: list) -> float | None:
@@ -93,7 +95,7 @@ def table_i(study: dict) -> dict:
         row = {"pattern": pat, "label": TABLE_NAMES.get(pat, pat), "runs": len(vals),
                "mean_difference_pct": None, "p_value": None, "significant_at": None,
                "slowest_rank": slowest_rank(runs)}
-        if vals and control and statistics.fmean(control) > 0:
+        if vals and control and statistics.fmean(control) > 0 and statistics.fmean(vals) > 0:
             row["mean_difference_pct"] = mean_difference_pct(control, vals, higher)
             row["p_value"] = welch_p(control, vals)
             row["significant_at"] = significance(row["p_value"])
