@@ -16,6 +16,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import mpi_harness  # noqa: E402
 import process_guard  # noqa: E402
+import testbed_share  # noqa: E402
 
 
 def pytest_configure(config):
@@ -89,12 +90,20 @@ def binary(name):
     return mpi_harness.on_every_host(name)
 
 
+@pytest.fixture(autouse=True)
+def testbed_slot(request):
+    """A test that needs the testbed waits (bounded) for one it did not
+    bring up to go, then skips (tests/testbed_share.py)."""
+    if "no_root_needed" not in request.keywords:
+        testbed_share.claim()
+
+
 @pytest.fixture
 def clean():
-    """No testbed before the test, none after it, whatever happens."""
-    gpcnet("testbed", "down", check=False)
+    """No testbed of ours before the test, none after it, whatever happens."""
+    testbed_share.down()
     yield
-    gpcnet("testbed", "down", check=False)
+    testbed_share.down()
 
 
 @pytest.fixture(scope="session")
@@ -117,12 +126,13 @@ def mpich_programs():
 def make_testbed(*up_args):
     @pytest.fixture(scope="module")
     def fixture():
-        gpcnet("testbed", "down", check=False)
+        testbed_share.claim()
+        testbed_share.down()
         try:
             gpcnet("testbed", "up", *up_args, timeout=180)
             yield up_args
         finally:
-            gpcnet("testbed", "down", check=False)
+            testbed_share.down()
     return fixture
 
 

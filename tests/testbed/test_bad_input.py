@@ -103,7 +103,8 @@ def test_crash_midway_is_cleaned(clean):
     topo = topology.build("star", 3)
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     (STATE_DIR / "state.json").write_text(
-        __import__("json").dumps({"status": "creating", "topology": topo.to_dict()}))
+        __import__("json").dumps({"status": "creating", "owner": os.environ["GPCNET_TESTBED_OWNER"],
+                                  "topology": topo.to_dict()}))
     for ns in topo.namespaces()[:3]:
         pnetns.create(ns)
     p = gpcnet("testbed", "run", "--", "true", check=False)

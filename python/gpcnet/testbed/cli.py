@@ -78,9 +78,30 @@ def cmd_down(args) -> int:
     from gpcnet.testbed import netns
     netns.require_root("gpcnet testbed down")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
+    if args.if_owner is not None:
+        up = _owner_of_running(netns)
+        if up is not _NONE_UP and up != args.if_owner:
+            print(f"testbed down: left up (brought up by {up or 'someone without an owner label'}, "
+                  f"not {args.if_owner})")
+            return 0
     removed = netns.destroy()
     print(f"testbed down: removed {len(removed)} namespaces" if removed else "no testbed was up")
     return 0
+
+
+_NONE_UP = object()
+
+
+def _owner_of_running(netns):
+    """The owner label of the testbed that is up, None if it has none, or
+    _NONE_UP when no testbed (nor any part of one) is there."""
+    try:
+        st = netns.load_state()
+    except GpcnetError:
+        return None   # unreadable state: nobody's label matches it
+    if st is None:
+        return None if netns.leftovers() else _NONE_UP
+    return st.get("owner")
 
 
 def cmd_status(args) -> int:
@@ -99,6 +120,9 @@ def cmd_status(args) -> int:
              if topo.spines else "") + f", queue {topo.qdisc} {topo.queue} pkts"
           + (" ecn" if topo.ecn else ""))
     print("faults: " + ("; ".join(faults.describe(f) for f in in_force) if in_force else "none"))
+    label = _owner_of_running(netns)
+    if isinstance(label, str):
+        print(f"owner: {label}")
     sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
     return 0
 
@@ -169,6 +193,10 @@ def add_parser(sub) -> None:
     p.set_defaults(func=cmd_up)
 
     p = tsub.add_parser("down", help="remove every namespace, link and process of the testbed")
+    p.add_argument("--if-owner", metavar="LABEL",
+                   help="remove it only if it was brought up with GPCNET_TESTBED_OWNER=LABEL "
+                        "(or nothing is up); otherwise leave it and exit 0 (for scripts and test "
+                        "runs that share a machine)")
     p.set_defaults(func=cmd_down)
 
     p = tsub.add_parser("status", help="topology and per-port counters (bytes, packets, drops, backlog, overlimits)")

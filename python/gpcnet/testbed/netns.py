@@ -66,6 +66,14 @@ def load_state():
     return d
 
 
+def owner() -> str | None:
+    """Whom the running testbed belongs to: the GPCNET_TESTBED_OWNER of
+    the `up` that built it (scripts and test runs sharing a machine set it,
+    so that each removes only its own testbed), or None."""
+    label = "".join(c for c in os.environ.get("GPCNET_TESTBED_OWNER", "") if c.isprintable())
+    return label.strip()[:200] or None
+
+
 def leftovers() -> list:
     """Namespaces of a testbed (ours by name), whether or not a state file exists."""
     from pyroute2 import netns
@@ -230,7 +238,7 @@ def create(topo: Topology) -> None:
     crash midway leaves something `down` knows how to remove."""
     from pyroute2 import netns
     STATE_DIR.mkdir(parents=True, exist_ok=True)
-    safe_write.write_text(state_file(), json.dumps({"status": "creating", "topology": topo.to_dict()}), force=True)
+    safe_write.write_text(state_file(), json.dumps({"status": "creating", "owner": owner(), "topology": topo.to_dict()}), force=True)
     for ns in topo.namespaces():
         netns.create(ns)
     for ns in topo.namespaces():
@@ -286,7 +294,7 @@ def create(topo: Topology) -> None:
         if link.a.tier == "host" and (link.a.rate or link.a.delay):
             with _iproute(link.a.ns) as hipr:
                 _add_qdiscs(hipr, link.a, topo)
-    safe_write.write_text(state_file(), json.dumps({"status": "up", "topology": topo.to_dict()}), force=True)
+    safe_write.write_text(state_file(), json.dumps({"status": "up", "owner": owner(), "topology": topo.to_dict()}), force=True)
 
 
 def _static_forwarding(ipr, topo: Topology) -> None:
