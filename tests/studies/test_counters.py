@@ -245,9 +245,12 @@ def test_node_samplers_as_a_job_give_the_series_and_name_the_silent_nodes(tmp_pa
         time.sleep(0.05)                                # two readings out: the last one makes three
     rec = sampling.record(s, 0.0, 0.1, 1.0)
     assert rec["source"] == "infiniband-hca"
-    assert list(rec["ports"]) == [f"{host}/mlx5_0/1"] and rec["ports"][f"{host}/mlx5_0/1"]["router"] == host
+    # a node alone finds only its own node-facing port: a processor tile, never the metric's scope
+    assert rec["ports"] == {} and list(rec["ptile_ports"]) == [f"{host}/mlx5_0/1"]
+    assert rec["ptile_ports"][f"{host}/mlx5_0/1"]["router"] == host
     assert len(rec["series"]) >= 2 and rec["series"][0]["rates"][f"{host}/mlx5_0/1"] == [0.0, 0.0]
-    assert rec["metric"]["stall_ratio"] is None and "below --stall-threshold" in rec["metric"]["reason"]
+    assert rec["metric"]["stall_ratio"] is None and "no network tile read" in rec["metric"]["reason"]
+    assert rec["tiles"]["ptile"]["stall_per_s"] == 0.0 and rec["tiles"]["ntile"]["stall_per_s"] is None
     assert len(rec["errors"]) == 1 and "no readings from ghost" in rec["errors"][0]
     assert s.proc.poll() is not None                    # stopped by its stop file
 

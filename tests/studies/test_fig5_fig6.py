@@ -39,3 +39,32 @@ def test_fig5_time_is_the_mean_over_every_run_of_the_setting():
 def test_fig5_a_setting_without_any_ratio_is_no_point():
     runs = [_run("I", k, 1.0, 0.05) for k in range(2)] + [_run("III", k, 2.0, None) for k in range(2)]
     assert [p["setting"] for p in report.summarise(study(runs))["per_setting"]] == ["I"]
+
+
+def _with_tiles(run, ntile, ptile):
+    run["counters"]["tiles"] = {"ntile": {"stall_per_s": ntile, "flit_per_s": 1.0, "routers": 1, "ports": 2},
+                                "ptile": {"stall_per_s": ptile, "flit_per_s": 1.0, "routers": 1, "ports": 1}}
+    return run
+
+
+def test_fig6_network_and_processor_tile_stalls_against_time():
+    # I: 1 s each, network tiles 10, 12, 14 stalls/s (mean 12), processor tiles 100.
+    # III: 1.5 s each, network tiles 40, processor tiles 50; its third run has no tile rates.
+    runs = [_with_tiles(_run("I", k, 1.0, 0.05), 10.0 + 2 * k, 100.0) for k in range(3)]
+    runs += [_with_tiles(_run("III", k, 1.5, 0.2), 40.0, 50.0) for k in range(2)] + [_run("III", 2, 1.5, 0.2)]
+    t = report.summarise(study(runs))["tile_stalls"]
+    n, p = {x["setting"]: x for x in t["ntile"]["points"]}, {x["setting"]: x for x in t["ptile"]["points"]}
+    assert n["I"]["stall_mean"] == pytest.approx(12.0) and n["I"]["stall_se"] == pytest.approx(2 / 3 ** 0.5)
+    assert (n["III"]["runs"], n["III"]["tile_runs"]) == (3, 2) and n["III"]["time_mean"] == pytest.approx(1.5)
+    # network tiles: (12, 1.0) and (40, 1.5): slope 0.5 / 28, r = +1; processor tiles: (100, 1.0), (50, 1.5): -0.01, -1
+    assert t["ntile"]["fit"]["slope"] == pytest.approx(0.5 / 28) and t["ntile"]["fit"]["r"] == pytest.approx(1.0)
+    assert t["ptile"]["fit"]["slope"] == pytest.approx(-0.01) and t["ptile"]["fit"]["r"] == pytest.approx(-1.0)
+    assert p["I"]["stall_mean"] == 100.0
+    html = study_page.render(study(runs))
+    assert 'id="fig-tiles"' in html and "processor tiles: normalised time = 2.000 + -0.01 x stalls/s, r = -1.00" in html
+
+
+def test_fig6_without_tile_rates_says_so():
+    runs = [_run("I", k, 1.0, 0.05) for k in range(2)]
+    html = study_page.render(study(runs, settings=("I",)))
+    assert "No tile stall rates in this study" in html and 'id="fig-tiles"' not in html

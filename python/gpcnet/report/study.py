@@ -11,6 +11,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from gpcnet.report.html import Figures, Markup, fmt, join, page
+from gpcnet.report.study_tiles import tiles_section
 from gpcnet.study.report import summarise
 
 
@@ -153,6 +154,8 @@ def render(study: dict) -> str:
                                 f"Execution time of each setting divided by the median of setting {s['baseline']}."))
     parts += [Markup("<h2>CI_app = t_congested / t_isolated</h2>"), _ci_app_table(s),
               Markup("<h2>Stall/flit ratio vs time (per setting)</h2>"), _metric_section(s, figs),
+              Markup("<h2>Stalls per second on network and processor tiles vs time (per setting)</h2>"),
+              tiles_section(s, figs),
               Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]
     if cfg["study"] == "bully":  # the fat-tree poster's Table I
         from gpcnet.report.bully_table import section

@@ -11,8 +11,13 @@ every S seconds (and one more when stopped: --stop-file, SIGTERM or
 
 The metric's counters on InfiniBand (docs/studies.md): PortXmitWait (ticks
 a port had data and could not send: the stall) and PortXmitData (the flit
-analogue) of the switch port cabled to the node's adapter, read with
-perfquery where the fabric answers, else the adapter's own port from sysfs.
+analogue). With --tiles FILE (written by gpcnet.study.sampling from the
+fabric's discovery, gpcnet.study.fabric) a node reads the switch ports the
+file gives it with perfquery: its own node-facing port (a processor tile)
+and, for the first application node of each switch, the ports sending into
+that switch from the others (its network tiles). Without it, only what a
+node can find alone: the switch port cabled to its adapter (smpquery, then
+perfquery) or the adapter's own port (sysfs), both processor tiles.
 The metric itself: gpcnet.study.stall.
 """
 
@@ -130,6 +135,38 @@ def switch_port_reading(host: str, key: str, lid: str, port: str) -> dict:
         return {}
 
 
+def fabric_reading(node: str, targets: list) -> dict:
+    """One reading of the switch ports `targets` ([{"key", "lid", "port"}])
+    with perfquery; a port that does not answer is absent."""
+    ports = {}
+    for t in targets:
+        c = _tool(["perfquery", str(t["lid"]), str(t["port"])])
+        try:
+            ports[t["key"]] = {"stall": int(c["PortXmitWait"]), "flit": int(c["PortXmitData"]), "saturates": True}
+        except (KeyError, ValueError):
+            continue
+    return {"host": node, "time": time.time(), "source": "infiniband-fabric", "ports": ports}
+
+
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")
+
+
+def my_targets(tiles: dict) -> tuple:
+    """(this node's study name, its targets) from a tiles file: by the
+    launcher's rank (one rank per node, in the study's node order), else by
+    host name."""
+    nodes, by_node = tiles.get("nodes") or [], tiles.get("by_node") or []
+    for var in RANK_VARIABLES:
+        if os.environ.get(var, "").isdigit() and int(os.environ[var]) < len(nodes):
+            i = int(os.environ[var])
+            return nodes[i], by_node[i]
+    me = socket.gethostname().split(".")[0]
+    for node, targets in zip(nodes, by_node):
+        if node.split(".")[0] == me:
+            return node, targets
+    return me, []
+
+
 def reading(root: str, switch_ports: dict | None) -> dict:
     """One reading of the metric's counters on this node: the switch ports
     (perfquery) when found, else the adapter ports (sysfs)."""
@@ -143,17 +180,23 @@ def reading(root: str, switch_ports: dict | None) -> dict:
     return {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
 
 
-def _sampler(root: str, interval: float, stop_file: str | None, duration: float) -> int:
+def _sampler(root: str, interval: float, stop_file: str | None, duration: float, tiles: str | None) -> int:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
-    switch_ports = find_switch_ports(sample(root))
+    if tiles:
+        with open(tiles) as f:
+            node, targets = my_targets(json.load(f))
+        read = lambda: fabric_reading(node, targets)   # noqa: E731
+    else:
+        switch_ports = find_switch_ports(sample(root))
+        read = lambda: reading(root, switch_ports)     # noqa: E731
     end = time.monotonic() + duration
     while True:
-        print(json.dumps(reading(root, switch_ports)), flush=True)
+        print(json.dumps(read()), flush=True)
         wake = time.monotonic() + interval
         while time.monotonic() < wake:
             if stopping or (stop_file and os.path.exists(stop_file)) or time.monotonic() > end:
-                print(json.dumps(reading(root, switch_ports)), flush=True)
+                print(json.dumps(read()), flush=True)
                 return 0
             time.sleep(min(0.05, max(0.0, wake - time.monotonic())))
 
@@ -165,6 +208,7 @@ def main(argv=None) -> int:
     ap.add_argument("--interval", type=float, help="print a reading every SEC seconds until stopped")
     ap.add_argument("--stop-file", help="stop (after one last reading) once this file exists")
     ap.add_argument("--duration", type=float, default=86400.0, help="stop after SEC seconds in any case")
+    ap.add_argument("--tiles", help="read the switch ports this JSON file gives this node (perfquery)")
     args = ap.parse_args(argv)
     if args.interval is None:
         print(json.dumps(sample(args.root)))
@@ -172,7 +216,7 @@ def main(argv=None) -> int:
     if not args.interval > 0:
         print(f"--interval {args.interval:g}: expected a number of seconds above 0", file=sys.stderr)
         return 2
-    return _sampler(args.root, args.interval, args.stop_file, args.duration)
+    return _sampler(args.root, args.interval, args.stop_file, args.duration, args.tiles)
 
 
 if __name__ == "__main__":

@@ -145,13 +145,11 @@ class TestbedLauncher(MpirunLauncher):
         return self.tb.enter_head(self.topo) + full[:j + 2] + ["-x", "PYTHONPATH"] + self.extra + full[j + 2:]
 
     def counter_sampler(self, nodes, interval, tag, duration):
-        # The switches' queues live on this host: read them here, only the
-        # network tiles of the application's switches (the metric's scope).
+        # The switches' queues live on this host: read them here, the
+        # network tiles of the application's switches (the metric's scope)
+        # and the ports facing its nodes (processor tiles, kept apart).
         from gpcnet.study import sampling
-        from gpcnet.testbed import counters as tbc
-        scope = tbc.network_tiles(self.topo, nodes)
-        return sampling.ForkSampler(lambda: tbc.reading(self.topo, scope), interval, "testbed-tc", scope,
-                                    self.workdir / f"{tag}.jsonl")
+        return sampling.testbed_sampler(self.topo, nodes, interval, self.workdir / f"{tag}.jsonl")
 
 
 def make(name: str, ppn: int, workdir, extra_args: str = "") -> Launcher:

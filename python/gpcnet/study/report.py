@@ -99,6 +99,35 @@ def stall_series(run: dict) -> dict | None:
             "threshold": c.get("stall_threshold"), "counter": c.get("stall_counter")}
 
 
+TILE_KINDS = (("ntile", "network tiles"), ("ptile", "processor tiles"))
+
+
+def run_tile_stalls(run: dict, kind: str):
+    """A run's stalls per second on its network ("ntile") or processor
+    ("ptile") tiles, averaged over routers and duration, or None."""
+    return (((run.get("counters") or {}).get("tiles") or {}).get(kind) or {}).get("stall_per_s")
+
+
+def tile_stalls(study: dict, ok: list, out: dict) -> dict:
+    """The paper's Fig. 6: per setting the mean normalised time (every
+    finished run) against the mean stalls per second of each tile kind
+    (the runs that have it), with standard errors, and a least-squares line
+    per kind through the setting means."""
+    res = {}
+    for kind, label in TILE_KINDS:
+        pts = []
+        for s in study["config"]["settings"]:
+            vals = [v for r in ok if r["setting"] == s and (v := run_tile_stalls(r, kind)) is not None]
+            norm = out["settings"][s]["normalised"]
+            if vals and norm:
+                (tm, tse), (vm, vse) = mean_se(norm), mean_se(vals)
+                pts.append({"setting": s, "runs": len(norm), "tile_runs": len(vals), "time_mean": tm,
+                            "time_se": tse, "stall_mean": vm, "stall_se": vse})
+        res[kind] = {"label": label, "points": pts,
+                     "fit": linear_fit([p["stall_mean"] for p in pts], [p["time_mean"] for p in pts])}
+    return res
+
+
 def summarise(study: dict) -> dict:
     cfg = study["config"]
     # The figure of merit or the wall time ("time_measure", written by the
@@ -157,6 +186,7 @@ def summarise(study: dict) -> dict:
     fit = linear_fit([p["metric_mean"] for p in out["per_setting"]], [p["time_mean"] for p in out["per_setting"]])
     if fit:
         out["fit"] = fit
+    out["tile_stalls"] = tile_stalls(study, ok, out)
     # One run's stall-rate series per setting: its first rotation that has one.
     for s in settings:
         runs = sorted((r for r in ok if r["setting"] == s), key=lambda r: r["rotation"])

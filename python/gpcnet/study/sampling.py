@@ -1,5 +1,9 @@
 """Counters sampled while the application runs, every --counter-interval
-seconds, and the run's record of them (series and stall metric).
+seconds, and the run's record of them: one series of every port read, the
+stall metric on the network tiles (the ports between switches, `ports`),
+and the stall rates of the network and of the processor tiles (the ports
+facing the application's nodes, `ptile_ports`) apart, as the co-run paper's
+Fig. 6 shows them.
 
 Two ways to sample: from a child of this process (the testbed's switch
 queues, which live on this host; the local launcher's one host) or as a job of one
@@ -20,6 +24,7 @@ from gpcnet.signals import die_with_parent
 from gpcnet.study import procs, stall
 
 COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
+                 "infiniband-fabric": ("PortXmitWait", "PortXmitData"),
                  "infiniband-switch": ("PortXmitWait", "PortXmitData"),
                  "infiniband-hca": ("port_xmit_wait", "port_xmit_data"),
                  "none": (None, None)}
@@ -34,8 +39,10 @@ class ForkSampler:
     directory, one JSON line each, timed by this host's clock as the run is."""
     same_clock = True
 
-    def __init__(self, read, interval: float, source: str, scope: dict | None, path: Path):
+    def __init__(self, read, interval: float, source: str, scope: dict | None, path: Path,
+                 ptile_scope: dict | None = None):
         self.read, self.interval, self.source, self.scope, self.path = read, interval, source, scope, path
+        self.ptile_scope, self.notes = ptile_scope, []
         self.pid = None
 
     def start(self) -> None:
@@ -105,16 +112,36 @@ class ForkSampler:
 
 class JobSampler:
     """One sampler per node, started through the launcher (ppn 1); each
-    node's readings are timed by its own clock."""
+    node's readings are timed by its own clock. Where the InfiniBand
+    fabric's discovery is at hand (gpcnet.study.fabric), each node reads the
+    switch ports a tiles file gives it: both tile kinds; else what a node
+    finds alone, its own node-facing port: processor tiles only."""
     same_clock = False
 
     def __init__(self, launcher, nodes: list, interval: float, workdir: Path, tag: str, duration: float):
-        self.launcher, self.nodes, self.source, self.scope = launcher, nodes, None, None
+        from gpcnet.study import fabric
+        self.launcher, self.nodes, self.source, self.scope, self.ptile_scope = launcher, nodes, None, None, None
+        self.notes, self.fabric = [], None
         self.stop_file = workdir / f"stop-{tag}"
         self.out, self.err = workdir / f"{tag}.out", workdir / f"{tag}.err"
+        extra = []
+        switches, origin = fabric.discover()
+        if switches:
+            t = fabric.tiles(switches, nodes)
+            self.fabric = {"from": origin, "switches": len(switches), "missing": t["missing"]}
+            if t["missing"]:
+                self.notes.append(f"fabric ({origin}) does not describe {', '.join(t['missing'][:5])}: "
+                                  "no port read for them")
+            if any(t["by_node"]):
+                from gpcnet import safe_write
+                tiles_file = workdir / f"{tag}-tiles.json"
+                safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
+                                      force=True)
+                extra = ["--tiles", str(tiles_file)]
+                self.scope, self.ptile_scope = t["ntile"], t["ptile"]
         self.cmd = launcher.job(nodes, [sys.executable, "-m", "gpcnet.study.counters", "--interval",
                                         f"{interval:g}", "--stop-file", str(self.stop_file),
-                                        "--duration", f"{duration:g}"], tag, ppn=1)
+                                        "--duration", f"{duration:g}", *extra], tag, ppn=1)
         self.proc = None
 
     def start(self) -> None:
@@ -146,9 +173,10 @@ class JobSampler:
             errors.append(f"no readings from {', '.join(missing[:5])} (sampler exit {self.proc.returncode}: "
                           + procs.tail(self.err) + ")")
         real = sources - {"none"}
-        self.source = ("infiniband-switch" if "infiniband-switch" in real else
+        self.source = ("infiniband-fabric" if "infiniband-fabric" in real else
+                       "infiniband-switch" if "infiniband-switch" in real else
                        "infiniband-hca" if real else "none")
-        return by_host, errors
+        return by_host, self.notes + errors
 
 
 def node_scope(by_host: dict) -> dict:
@@ -177,17 +205,62 @@ def merge(per_host: list) -> list:
     return out
 
 
+NO_NETWORK_TILE = ("no network tile read: only the ports facing the application's nodes (processor tiles, "
+                   "kept apart in ptile_ports) could be found from the nodes; give the fabric's discovery "
+                   "(GPCNET_IB_FABRIC=ibnetdiscover output, or ibnetdiscover on this host) for the ports "
+                   "between switches")
+
+
 def record(sampler, app_start: float, interval: float, threshold: float) -> dict:
-    """Stop `sampler` and turn its readings into the run's counter record."""
+    """Stop `sampler` and turn its readings into the run's counter record:
+    the metric over the network tiles (`ports`), the processor tiles
+    (`ptile_ports`) apart. A sampler that knows no network tile read the
+    nodes' own ports: those are processor tiles, and there is no ratio."""
     by_host, errors = sampler.stop()
-    scope = sampler.scope if sampler.scope is not None else node_scope(by_host)
+    scope, ptile = sampler.scope, getattr(sampler, "ptile_scope", None)
+    nodes_only = scope is None
+    if nodes_only:
+        scope, ptile = {}, node_scope(by_host)
+    ptile = ptile or {}
     series = merge([stall.intervals(rs, app_start if sampler.same_clock else rs[0]["time"])
                     for rs in by_host.values() if rs])
     stall.add_means(series, scope)
+    stall.add_means(series, ptile, prefix="ptile_")
+    metric = stall.stall_ratio(series, scope, threshold)
+    if nodes_only and ptile and metric["stall_ratio"] is None:
+        metric["reason"] = NO_NETWORK_TILE
     stall_name, flit_name = COUNTER_NAMES[sampler.source]
-    return {"source": sampler.source, "stall_counter": stall_name, "flit_counter": flit_name,
-            "interval_s": interval, "stall_threshold": threshold, "ports": scope, "series": series,
-            "metric": stall.stall_ratio(series, scope, threshold), "errors": errors}
+    out = {"source": sampler.source, "stall_counter": stall_name, "flit_counter": flit_name,
+           "interval_s": interval, "stall_threshold": threshold, "ports": scope, "ptile_ports": ptile,
+           "series": series, "metric": metric,
+           "tiles": {"ntile": stall.tile_stall_rate(series, scope), "ptile": stall.tile_stall_rate(series, ptile)},
+           "errors": errors}
+    if getattr(sampler, "fabric", None):
+        out["fabric"] = sampler.fabric
+    return out
+
+
+def processor_tiles(topo, nodes: list) -> dict:
+    """The testbed's processor tiles of the application: the leaf port
+    facing each application host (its queue sends to the host: overlimits
+    are packets held back on the way to the node, packets what reached it)."""
+    from gpcnet.testbed.counters import port_key
+    hosts = {h.ns: h.name for h in topo.hosts if h.name in set(nodes)}
+    out = {}
+    for link in topo.links:
+        for near, far in ((link.a, link.b), (link.b, link.a)):
+            if near.ns in hosts and near.tier == "host" and far.switch:
+                out[port_key(far)] = {"router": far.switch, "node": hosts[near.ns]}
+    return out
+
+
+def testbed_sampler(topo, nodes: list, interval: float, path: Path) -> ForkSampler:
+    """The testbed's switch queues, read here: the network tiles of the
+    application's leaves (the metric's scope) and its nodes' processor tiles."""
+    from gpcnet.testbed import counters as tbc
+    scope, ptile = tbc.network_tiles(topo, nodes), processor_tiles(topo, nodes)
+    keys = list(scope) + [k for k in ptile if k not in scope]
+    return ForkSampler(lambda: tbc.reading(topo, keys), interval, "testbed-tc", scope, path, ptile_scope=ptile)
 
 
 def local_reader():

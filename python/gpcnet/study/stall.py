@@ -57,13 +57,14 @@ def intervals(readings: list, start: float) -> list:
     return out
 
 
-def add_means(series: list, scope: dict) -> None:
+def add_means(series: list, scope: dict, prefix: str = "") -> None:
     """Each interval's mean stall and flit rate over the scope's ports that
-    have a rate (what the time-series figure draws); None when none has."""
+    have a rate (what the time-series figure draws), as PREFIXstall_per_s
+    and PREFIXflit_per_s; None when none has."""
     for iv in series:
         got = [r for p, r in iv["rates"].items() if p in scope]
-        iv["stall_per_s"] = statistics.fmean(r[0] for r in got) if got else None
-        iv["flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
+        iv[prefix + "stall_per_s"] = statistics.fmean(r[0] for r in got) if got else None
+        iv[prefix + "flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
 
 
 def weighted_mean(pairs: list):
