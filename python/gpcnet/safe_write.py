@@ -9,9 +9,11 @@ half of one. A stream that is written while something runs (``open_new``,
 e.g. an application's stdout) is created directly under its name with the
 same flags, so it is visible while it grows.
 
-The target name itself must not be a symbolic link (refused even with
-``force``: replacing a link someone else put there is never what the user
-meant) and, unless ``force``, must not exist. Missing parent directories
+The target name itself must not be a symbolic link, a named pipe, a
+device, a socket or a directory (refused even with ``force``, and never
+opened: replacing a link someone else put there is never what the user
+meant, and a pipe would block or feed its reader) and, unless ``force``,
+must not exist. Missing parent directories
 are created. Every refusal is a GpcnetError naming the file.
 """
 
@@ -30,6 +32,16 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_C
 _TRIES = 16  # fresh temporary names tried before giving up (each is 64 random bits)
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISREG, "a file"))
+
+
+def kind_of(mode: int) -> str:
+    """What a stat mode is, in words ("a named pipe")."""
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
+
+
 def _check_target(path: Path, force: bool) -> bool:
     """Refuse a link, a non-file or (without force) an existing file; True if it exists."""
     try:
@@ -41,7 +53,9 @@ def _check_target(path: Path, force: bool) -> bool:
     if stat.S_ISLNK(st.st_mode):
         raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
     if not stat.S_ISREG(st.st_mode):
-        raise GpcnetError(f"{path}: exists and is not a regular file; refusing to replace it")
+        # Never opened, never replaced: a pipe someone planted would block
+        # or feed a reader, and a device or directory is not ours to replace.
+        raise GpcnetError(f"{path}: is {kind_of(st.st_mode)}, not a regular file; refusing to write to it")
     if not force:
         raise GpcnetError(f"{path}: already exists; use --force to replace it")
     return True

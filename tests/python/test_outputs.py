@@ -75,19 +75,25 @@ def test_device_is_written_into(cli):
     assert code == 0 and err == "" and os.path.exists(os.devnull)
 
 
-def test_link_to_a_device_is_refused_too(cli):
-    """/dev/stdout is a link (to /proc/self/fd/1): no link is followed; leave out -o for stdout."""
-    code, _, err = cli("table", RUN, "-o", "/dev/stdout")
+def test_link_to_a_device_is_refused_too(cli, tmp_path):
+    """A link at an ordinary name is refused even when it names /dev/null;
+    only names under /dev itself are streams (/dev/stdout: tests/security/
+    test_special_outputs.py)."""
+    out = tmp_path / "t.md"
+    out.symlink_to(os.devnull)
+    code, _, err = cli("table", RUN, "-o", out)
     assert code == 2 and "symbolic link" in err
 
 
-def test_fifo_is_written_into(cli, tmp_path):
+def test_fifo_is_refused(cli, tmp_path):
+    """A named pipe outside /dev may have been planted: refused, not written
+    into, even with a reader waiting (issue 39)."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        code, _, err = cli("table", RUN, "--format", "csv", "-o", fifo)
-        assert code == 0, err
-        assert os.read(reader, 1 << 16).startswith(b"run,nodes,pport")
+        code, _, err = cli("table", RUN, "--format", "csv", "-o", fifo, "--force")
+        assert code == 2 and "is a named pipe, not a regular file" in err, err
+        assert os.read(reader, 1 << 16) == b""
     finally:
         os.close(reader)
