@@ -157,6 +157,9 @@ def render(study: dict) -> str:
               Markup("<h2>Stalls per second on network and processor tiles vs time (per setting)</h2>"),
               tiles_section(s, figs),
               Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]
+    if cfg.get("congestor_kind") == "load-test":   # how much of each run met the loaded phases
+        from gpcnet.report.load_overlap import section as overlap_section
+        parts.append(overlap_section(study))
     if cfg["study"] == "bully":  # the fat-tree poster's Table I
         from gpcnet.report.bully_table import section
         parts.append(section(study))

@@ -5,9 +5,13 @@
   application has finished.
 - load-test: the published network_load_test itself on the congestor
   nodes, as the co-run paper ran GPCNeT beside its applications (its
-  canaries on 20% of its nodes, congestors on the rest). It runs its own
-  schedule to the end; its Congestion Impact is recorded beside the
-  application's slowdown.
+  canaries on 20% of its nodes, congestors on the rest). It measures its
+  canaries alone first, then under its congestors: the application starts
+  once the first isolated phase is over (its JSON, rewritten after every
+  phase, lists them all), so that it meets the loaded phase, and how much
+  of the application's run overlapped the loaded phases is measured and
+  recorded (loaded_overlap). It runs its own schedule to the end; its
+  Congestion Impact is recorded beside the application's slowdown.
 """
 
 from __future__ import annotations
@@ -63,15 +67,33 @@ def command(cfg: dict, launcher, rid: str, workdir: Path, stop: Path, cjson: Pat
             *congestor_bound(cfg), "--stop-file", str(stop), "--json", str(cjson)]
 
 
+def isolated_done(cjson: Path) -> bool:
+    """Whether network_load_test's JSON lists every isolated phase of its
+    first repetition (one per test of its config): its loaded phase is next."""
+    from gpcnet.load import read_json
+    try:
+        doc = read_json(cjson, "load test JSON")
+        tests = doc["config"]["tests"]
+        names = [p["name"] for p in doc.get("phases") or [] if p.get("repetition", 1) == 1]
+    except (GpcnetError, KeyError, TypeError, AttributeError):
+        return False      # not there yet, or caught mid-write: asked again
+    return bool(tests) and sum(str(n).startswith("isolated:") for n in names) >= len(tests)
+
+
 def wait_ready(cfg: dict, proc, cjson: Path, failed) -> float:
     """Seconds until the job is ready: network_congestor writes its JSON once
-    set up; network_load_test writes it only at its end, so it is ready as
-    soon as started. Then the warm-up. `failed(message)` raises."""
+    set up; network_load_test once its isolated phase is over (its loaded
+    phase begins). Then the warm-up. `failed(message)` raises."""
     t_start = time.monotonic()
     if cfg.get("congestor_kind", "congestor") == "congestor":
         while not cjson.exists() and proc.poll() is None:
             if time.monotonic() - t_start > cfg.get("congestor_start_timeout", 120):
                 failed(f"congestor not ready after {cfg.get('congestor_start_timeout', 120):g} s (no JSON from it)")
+            time.sleep(0.05)
+    else:   # bounded by the load test's own --deadline (bound_s): it ends, or says so
+        while not isolated_done(cjson) and proc.poll() is None:
+            if time.monotonic() - t_start > bound_s(cfg):
+                failed(f"network_load_test's isolated phase not over after {bound_s(cfg):g} s")
             time.sleep(0.05)
     ready = time.monotonic() - t_start
     t_end = time.monotonic() + cfg["congestor_warmup"]
@@ -80,6 +102,35 @@ def wait_ready(cfg: dict, proc, cjson: Path, failed) -> float:
     if proc.poll() is not None:
         failed(f"congestor died before the application started (exit {proc.returncode})")
     return ready
+
+
+def loaded_overlap(cfg: dict, cjson: Path, rec: dict) -> dict | None:
+    """How much of the application's run met network_load_test's loaded
+    phases. The clock starts when the isolated phases of the first
+    repetition were over (the application started --congestor-warmup
+    seconds later); each later phase of the load test's JSON follows the
+    one before for its wall_s, loaded unless it is an isolated one (a later
+    repetition's). None without the application's time or the JSON."""
+    from gpcnet.load import read_json
+    if not isinstance(rec.get("wall_s"), (int, float)) or rec["wall_s"] <= 0:
+        return None
+    try:
+        phases = [p for p in read_json(cjson, "load test JSON").get("phases") or [] if isinstance(p, dict)]
+    except (GpcnetError, AttributeError):
+        return None
+    n_iso = 0
+    while n_iso < len(phases) and str(phases[n_iso].get("name", "")).startswith("isolated:"):
+        n_iso += 1
+    start, end = float(cfg["congestor_warmup"]), float(cfg["congestor_warmup"]) + rec["wall_s"]
+    t = overlap = loaded = 0.0
+    for p in phases[n_iso:]:
+        w = p.get("wall_s") if isinstance(p.get("wall_s"), (int, float)) and p["wall_s"] > 0 else 0.0
+        if not str(p.get("name", "")).startswith("isolated:"):
+            loaded += w
+            overlap += max(0.0, min(end, t + w) - max(start, t))
+        t += w
+    return {"app_start_after_loaded_s": start, "loaded_s": round(loaded, 6), "overlap_s": round(overlap, 6),
+            "fraction": round(overlap / rec["wall_s"], 6)}
 
 
 def finish_wait_s(cfg: dict) -> float:

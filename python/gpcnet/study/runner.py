@@ -138,6 +138,7 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             rec["congestor"] = cj.summary(cfg, cjson, names, spec["congestor_nodes"])
             if "load_test" in rec["congestor"]:
                 rec["congestor"]["load_test"]["ended_before_app"] = rec.pop("load_test_ended_before_app", False)
+                rec["congestor"]["load_test"]["overlap"] = cj.loaded_overlap(cfg, cjson, rec)
             if rec["status"] == "ok" and rec["congestor"].get("error"):
                 rec["status"], rec["error"] = "failed", "congestor: " + rec["congestor"]["error"]
     rec["finished"] = time.time()
