@@ -8,7 +8,7 @@ from pathlib import Path
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
-from gpcnet.study import bullies, congestor_job, launch, nodelists, runner
+from gpcnet.study import bullies, congestor_job, interleave, launch, nodelists, runner
 from gpcnet.study.options import check_sampling, node_list_options, sampling_options, say
 from gpcnet.study import topology as topo_mod
 
@@ -94,6 +94,7 @@ def cmd_bully(args) -> int:
     if args.rotations < 1:
         raise GpcnetError(f"--rotations must be at least 1 (got {args.rotations})")
     bullies.check_capacity(args.uplinks_per_leaf, args.taper)
+    mix = _mix(args, patterns)
     uplinks = args.uplinks_per_leaf
     if args.topology == "testbed":
         from gpcnet.study.launch import running_testbed
@@ -118,6 +119,7 @@ def cmd_bully(args) -> int:
                   patterns=patterns, congestor_args=shlex.split(args.congestor_args), topology=args.topology,
                   taper=args.taper, uplinks_per_leaf=uplinks, higher_is_better=args.higher_is_better,
                   bully_plan={p: pl["about"] for p, pl in plans.items()})
+    cfg["mix"] = mix
     specs = []
     for r in range(args.rotations):
         for p in [bullies.CONTROL] + patterns:
@@ -127,8 +129,20 @@ def cmd_bully(args) -> int:
                     "flows": [list(f) for f in pl["flows"]]}
             if "instances" in pl:
                 spec["instances"] = pl["instances"]
+                spec["instance_commands"] = interleave.instance_commands(cfg["app_command"], mix,
+                                                                         len(pl["instances"]))
             specs.append(spec)
     return _run(args, cfg, tree.nodes, specs)
+
+
+def _mix(args, patterns: list) -> list:
+    """--mix FILE: the other applications of the interleaved pattern."""
+    if not args.mix:
+        return []
+    if "interleaved" not in patterns:
+        raise GpcnetError("--mix names the other applications of the interleaved pattern: add interleaved "
+                          "to --patterns")
+    return interleave.read_mix(args.mix)
 
 
 def _run(args, cfg, nodes, specs) -> int:
@@ -186,6 +200,9 @@ def add_parser(sub) -> None:
                         "bullies need U or --taper (the testbed's are known)")
     p.add_argument("--higher-is-better", action="store_true",
                    help="the figure of merit grows with performance (a rate); default: it is a time")
+    p.add_argument("--mix", metavar="FILE",
+                   help="interleaved: the other instances run these applications in turn (one command per "
+                        "line); the study's application is the first instance, the one measured")
     p.add_argument("--congestor-args", default=DEFAULT_BULLY_ARGS, metavar="ARGS",
                    help=f"network_congestor options besides --flows (default \"{DEFAULT_BULLY_ARGS}\")")
     _common(p)

@@ -1,16 +1,52 @@
-"""The poster's interleaved pattern: several instances of the application at
-once, each on its own random nodes (gpcnet.study.bullies plans them). The
-first instance is the one measured (the run's time and figure of merit);
-every instance's time and exit are kept beside it. No congestor runs: the
-other instances are the traffic."""
+"""The poster's interleaved pattern: several applications at once, each on
+its own random nodes (gpcnet.study.bullies plans them). The first instance
+is the study's application, the one measured (the run's time and figure of
+merit); the others run the study's application again or, with --mix FILE,
+the applications listed there in turn (the poster interleaved its
+different applications). Every instance's command, time and exit are kept
+beside it. No congestor runs: the other instances are the traffic."""
 
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from pathlib import Path
 
+from gpcnet.errors import GpcnetError
 from gpcnet.study import procs
+
+MAX_MIX_BYTES = 2**20
+MAX_MIX_COMMANDS = 1000
+
+
+def read_mix(path: str) -> list:
+    """--mix FILE: one application command per line (shell words; blank
+    lines and `#` comments skipped); each error names the file and line."""
+    from gpcnet.load import read_text
+    out = []
+    for no, line in enumerate(read_text(path, "--mix", MAX_MIX_BYTES).splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as e:
+            raise GpcnetError(f"{path}:{no}: {e}") from None
+        if not words:
+            continue
+        out.append(words)
+        if len(out) > MAX_MIX_COMMANDS:
+            raise GpcnetError(f"{path}:{no}: more than {MAX_MIX_COMMANDS} commands")
+    if not out:
+        raise GpcnetError(f"{path}: no command (one application command per line)")
+    return out
+
+
+def instance_commands(app: list, mix: list, instances: int) -> list:
+    """The command of each instance: the study's application first (it is
+    measured), then the mix's commands in turn, or the application again
+    without a mix."""
+    return [list(app)] + [list(mix[(i - 1) % len(mix)]) if mix else list(app) for i in range(1, instances)]
 
 
 def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
@@ -20,8 +56,10 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     jobs = []
     try:
         t0 = time.monotonic()
+        commands = spec.get("instance_commands") or instance_commands(cfg["app_command"], [],
+                                                                      len(spec["instances"]))
         for i, nodes in enumerate(spec["instances"]):
-            cmd = launcher.job(nodes, cfg["app_command"], f"app-{rid}-i{i}")
+            cmd = launcher.job(nodes, commands[i], f"app-{rid}-i{i}")
             out, err = workdir / f"app-{rid}-i{i}.out", workdir / f"app-{rid}-i{i}.err"
             try:
                 proc = procs.spawn(cmd, launcher.env, out, err)
@@ -37,7 +75,8 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                                        f"{cfg['timeout']:g} s; stopped")
             time.sleep(0.05)
         rec["app_command"] = jobs[0]["command"]
-        rec["instance_results"] = [{"wall_s": j["wall_s"], "exit": j["proc"].returncode} for j in jobs]
+        rec["instance_results"] = [{"command": commands[i], "wall_s": j["wall_s"], "exit": j["proc"].returncode}
+                                   for i, j in enumerate(jobs)]
         rec["wall_s"], rec["app_exit"] = jobs[0]["wall_s"], jobs[0]["proc"].returncode
         bad = [(i, j) for i, j in enumerate(jobs) if j["proc"].returncode != 0]
         if bad:
