@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infra/placement.h"
 #include "suite/option_burst.h"
 #include "suite/option_table.h"
 
@@ -288,6 +289,21 @@ static int check_fault_probe(const options_t *o, char *err, size_t errlen)
     return 0;
 }
 
+/* A canary fraction so small that no job placement considers (up to
+ * 999999 nodes, placement_min_nodes) gets its 2 canary nodes: 1e-300
+ * leaves none on any (1 - f rounds to 1). Refused here, with the range
+ * that works, instead of a node count the run could never have. */
+#define CANARY_NODES_MAX 999999
+static int check_canary_fraction(const options_t *o, char *err, size_t errlen)
+{
+    if (placement_min_nodes(o->canary_fraction, 0) > 0)
+        return 0;
+    return fail(err, errlen,
+                "--canary-fraction: %g leaves fewer than 2 canary nodes on any job of up to %d "
+                "nodes; expected a number of about %g or more, and <= 0.9",
+                o->canary_fraction, CANARY_NODES_MAX, 2.0 / CANARY_NODES_MAX);
+}
+
 opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,
                            const name_catalog_t *tests, const name_catalog_t *congestors,
                            char *err, size_t errlen)
@@ -345,7 +361,7 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
             return OPT_ERROR;
     }
     if (check_exclusive(o, err, errlen) || option_burst_check(o, err, errlen) ||
-        check_fault_probe(o, err, errlen))
+        check_fault_probe(o, err, errlen) || check_canary_fraction(o, err, errlen))
         return OPT_ERROR;
     if (want_help)
         return OPT_HELP;

@@ -59,6 +59,8 @@ CASES = [
     ("ring-seed-junk", NET, ["--ring-seed", "abc"], "--ring-seed: expected a whole number"),
     ("canary-fraction-zero", LOAD, ["--canary-fraction", "0"], "--canary-fraction: expected a number > 0"),
     ("canary-fraction-too-big", LOAD, ["--canary-fraction", "0.95"], "and <= 0.9"),
+    ("canary-fraction-tiny", LOAD, ["--canary-fraction", "1e-300"],
+     "--canary-fraction: 1e-300 leaves fewer than 2 canary nodes on any job of up to 999999 nodes"),
     ("zero-deadline", NET, ["--deadline", "0"], "--deadline: expected a number > 0"),
     ("fault-probe-without-deadline", LOAD, ["--fault-probe", "2"],
      "--fault-probe needs --deadline (the probe runs SEC seconds before it)"),
