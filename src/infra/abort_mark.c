@@ -1,8 +1,15 @@
 /* The results file's abort marks (watchdog.h), written from signal
- * handlers: only async-signal-safe calls (open, read, write, close, rename,
- * unlink, time), so no stdio and no malloc; everything is prepared in
- * advance. Also called from --fault-probe's thread, while the handlers
- * that could use the same buffers are kept out (watchdog.c). */
+ * handlers: only async-signal-safe calls (open, fstat, lstat, read, write,
+ * close, rename, unlink, getpid, time), so no stdio and no malloc;
+ * everything is prepared in advance. Also called from --fault-probe's
+ * thread, while the handlers that could use the same buffers are kept out
+ * (watchdog.c).
+ *
+ * The handlers run with the other signals blocked, so nothing here may
+ * wait: every existing name is opened with O_NONBLOCK|O_NOFOLLOW and used
+ * only if fstat says it is a regular file. A named pipe someone put at the
+ * results name would otherwise keep the handler in open() (nobody at the
+ * other end) until SIGKILL or the launcher's clean-up. */
 #define _POSIX_C_SOURCE 200809L
 #include "infra/abort_mark.h"
 
@@ -12,9 +19,11 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "infra/safe_file.h"
 
 #define PATH_LEN 4200
 #define HEAD_LEN 4096 /* the status fields are within the first few hundred bytes */
@@ -25,6 +34,10 @@ static char json_path[PATH_LEN];
 static char json_tmp[PATH_LEN + 16];
 static volatile sig_atomic_t json_tmp_set;
 static char json_abort[PATH_LEN + 8]; /* ours */
+/* Where the mark goes when something we cannot remove (a directory) holds
+ * json_abort: json_abort + "-<pid>-<n>", made in the handler. */
+#define ALT_TRIES 4
+static char json_abort_alt[PATH_LEN + 48];
 
 /* What the run was doing (abort_mark_note_step), for "aborted_in": two
  * buffers, so a handler always reads a whole one: the other is filled,
@@ -57,6 +70,73 @@ static int write_all(int fd, const char *p, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* One line on stderr about the results file: "gpcnet: PATH: what". */
+static void note(const char *what)
+{
+    const char *parts[4] = {"gpcnet: ", json_path, ": ", what};
+    for (int i = 0; i < 4; i++)
+        (void)write_all(STDERR_FILENO, parts[i], strlen(parts[i]));
+    (void)write_all(STDERR_FILENO, "\n", 1);
+}
+
+/* Decimal digits of v at p (no sprintf in a handler); returns the end. */
+static char *put_uint(char *p, unsigned long v)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    while (n > 0)
+        *p++ = digits[--n];
+    *p = '\0';
+    return p;
+}
+
+/* A fresh file for the rewritten document, never an existing name: json_abort
+ * (a planted link or file there is removed, not followed; one planted
+ * again in between makes the open fail). When that name is held by
+ * something unlink cannot remove (a directory), json_abort-<pid>-<n>
+ * instead, so that the reason is still recorded; the name used is left in
+ * *name. -1 (and a line on stderr) when none can be made. */
+static int open_fresh(const char **name)
+{
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    unlink(json_abort);
+    int fd = open(json_abort, flags, 0666);
+    *name = json_abort;
+    if (fd >= 0)
+        return fd;
+    if (errno != EEXIST) {
+        note("cannot write the abort reason: no new file can be made beside it; the file "
+             "keeps \"aborted\" without the reason");
+        return -1;
+    }
+    size_t len = strlen(json_abort);
+    memcpy(json_abort_alt, json_abort, len);
+    char *p = json_abort_alt + len;
+    *p++ = '-';
+    p = put_uint(p, (unsigned long)getpid());
+    for (unsigned long n = 1; n <= ALT_TRIES; n++) {
+        *p = '-';
+        put_uint(p + 1, n);
+        fd = open(json_abort_alt, flags, 0666);
+        if (fd >= 0) {
+            *name = json_abort_alt;
+            note("the name of the abort mark's temporary (.abort) is held by something that "
+                 "is not ours (a directory?); another name was used");
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    note("cannot write the abort reason: its temporary name (.abort) is held by something that "
+         "is not ours (a directory?) and no other name was free; the file keeps \"aborted\" "
+         "without the reason");
+    return -1;
 }
 
 /* Civil date from days since 1970-01-01 (proleptic Gregorian), so the
@@ -157,7 +237,8 @@ static int patch_head(size_t len, const char *reason, size_t *out_len)
 void abort_mark_flip(void)
 {
     static const char running[] = "\"status\": \"running\"";
-    int fd = open(json_path, O_RDWR | O_NOFOLLOW); /* never write through a planted link */
+    /* Never through a planted link, never into a pipe or device. */
+    int fd = safe_open_regular(json_path, O_RDWR);
     if (fd < 0)
         return;
     ssize_t len = pread(fd, head, 512, 0);
@@ -178,9 +259,9 @@ static void rewrite(int (*patch)(size_t, const char *, size_t *), const char *ar
     /* A half-written temporary of the main code is of no use any more. */
     if (json_tmp_set)
         unlink(json_tmp);
-    int in = open(json_path, O_RDONLY | O_NOFOLLOW);
+    int in = safe_open_regular(json_path, O_RDONLY);
     if (in < 0)
-        return;
+        return; /* nothing written yet, or not ours any more (abort_mark_kept says which) */
     size_t len = 0;
     while (len < HEAD_LEN) {
         ssize_t r = read(in, head + len, HEAD_LEN - len);
@@ -195,10 +276,8 @@ static void rewrite(int (*patch)(size_t, const char *, size_t *), const char *ar
         close(in);
         return;
     }
-    /* A fresh file, never an existing name (a planted link is removed,
-     * not followed; one planted again in between makes the open fail). */
-    unlink(json_abort);
-    int fd = open(json_abort, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    const char *fresh;
+    int fd = open_fresh(&fresh);
     if (fd < 0) {
         close(in);
         return;
@@ -217,9 +296,11 @@ static void rewrite(int (*patch)(size_t, const char *, size_t *), const char *ar
     close(in);
     if (close(fd) != 0)
         bad = 1;
-    if (bad || rename(json_abort, json_path) != 0)
-        unlink(json_abort);
-    return;
+    if (bad || rename(fresh, json_path) != 0) {
+        unlink(fresh);
+        note("cannot write the abort reason (its new copy could not be written or put in "
+             "place); the file keeps \"aborted\" without the reason");
+    }
 }
 
 /* Insert the failure members before "started_at" (where the deadline's
@@ -248,7 +329,13 @@ void abort_mark_init(const char *path)
     snprintf(json_abort, sizeof(json_abort), "%s.abort", json_path);
 }
 
-int abort_mark_kept(void) { return access(json_path, F_OK) == 0; }
+int abort_mark_kept(void)
+{
+    struct stat st;
+    if (lstat(json_path, &st) != 0)
+        return 0;
+    return S_ISREG(st.st_mode) ? 1 : -1;
+}
 
 void abort_mark_write(const char *reason) { rewrite(patch_head, reason); }
 

@@ -4,14 +4,18 @@
 #define GPCNET_ABORT_MARK_H
 
 void abort_mark_init(const char *json_path);
-/* Whether the results file exists (a phase has finished). */
+/* Whether the results file exists (a phase has finished): 1, 0 when
+ * nothing has the name, -1 when something other than a regular file has
+ * it (put there by someone else during the run: it is never opened). */
 int abort_mark_kept(void);
 /* First aid, in case the launcher kills us a moment from now: "running"
  * becomes "aborted" in place (same length, one small write). */
 void abort_mark_flip(void);
 /* "abort_reason", "aborted_in" (the step noted last), the probe's failure
- * members if noted, "finished_at"; the file is rewritten whole and renamed
- * over the old one. */
+ * members if noted, "finished_at"; the file is rewritten whole (into
+ * "<json>.abort", or another fresh name when that one is held by a
+ * directory) and renamed over the old one. When it cannot be, a line on
+ * stderr says so; the first aid's "aborted" stays. */
 void abort_mark_write(const char *reason);
 /* The probe's failure members into a file marked already (after a SIGTERM). */
 void abort_mark_amend_failure(void);

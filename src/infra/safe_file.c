@@ -16,6 +16,39 @@ int safe_exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+const char *safe_kind(unsigned mode)
+{
+    if (S_ISREG(mode))
+        return "a file";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a named pipe";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "not a file";
+}
+
+const char *safe_special(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    if (!S_ISLNK(st.st_mode))
+        return safe_kind(st.st_mode);
+    /* A link is replaced by name (--force) or refused like any existing
+     * name; one to a directory or device is named for what it points to. */
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return safe_kind(st.st_mode);
+}
+
 static void note_failed(char *failed, size_t failed_len, const char *path)
 {
     if (failed && failed_len)
@@ -132,4 +165,24 @@ int safe_tmp_commit(FILE *f, const char *tmp, const char *path, int replace)
         return -1;
     }
     return 0;
+}
+
+int safe_open_regular(const char *path, int flags)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* swapped in after the lstat */
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
 }

@@ -8,6 +8,10 @@
  * refuses an existing name) or rename() (which replaces the name itself,
  * never what a link there points to). An existing file is replaced only
  * when the caller says so (--force, or a file this run wrote itself).
+ * A named pipe, device or directory at a name is never opened (a pipe
+ * nobody reads would block the opener for ever): the only existing name
+ * opened at all is the results file of the run, by safe_open_regular,
+ * which checks it is a regular file.
  *
  * Pure POSIX, no MPI. */
 #ifndef GPCNET_SAFE_FILE_H
@@ -39,5 +43,23 @@ int safe_tmp_commit(FILE *f, const char *tmp, const char *path, int replace);
 /* Does anything (a file, a directory, a link, dangling or not) have this
  * name? */
 int safe_exists(const char *path);
+
+/* What a stat mode is, in words: "a named pipe", "a directory", ... */
+const char *safe_kind(unsigned mode);
+
+/* Is something other than a regular file at `path` (a named pipe, a
+ * device, a socket, a directory, or a link to one of these)? Its kind in
+ * words, or NULL for a regular file, a link to one, a dangling link or
+ * nothing. Nothing is opened: a pipe nobody reads would block the opener,
+ * and writing into one someone planted would hand them the data. */
+const char *safe_special(const char *path);
+
+/* An existing regular file opened with `flags` (O_RDONLY, O_RDWR), never
+ * waiting and never through a link: lstat first, so that a pipe or device
+ * is not even opened, then O_NONBLOCK|O_NOFOLLOW and fstat, for one put
+ * there in between. The descriptor, or -1 with errno (EINVAL: something
+ * other than a regular file is there). Async-signal-safe (the watchdog's
+ * handlers use it). */
+int safe_open_regular(const char *path, int flags);
 
 #endif

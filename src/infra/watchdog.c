@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,8 +22,8 @@
 
 static int is_rank0;
 static char reason_deadline[128];
-static char msg_deadline_kept[MSG_LEN], msg_deadline_none[256];
-static char msg_signal_kept[MSG_LEN], msg_signal_none[256];
+static char msg_deadline_kept[MSG_LEN], msg_deadline_none[256], msg_deadline_other[MSG_LEN];
+static char msg_signal_kept[MSG_LEN], msg_signal_none[256], msg_signal_other[MSG_LEN];
 
 /* --fault-probe (watchdog_set_probe): where a SIGTERM hands over to the
  * probe's thread; terminating once it has, so that nothing else touches
@@ -30,6 +31,14 @@ static char msg_signal_kept[MSG_LEN], msg_signal_none[256];
 static volatile sig_atomic_t probe_fd = -1, probe_busy, terminating;
 
 static void put(const char *s) { (void)!write(STDERR_FILENO, s, strlen(s)); }
+
+/* Which of the three words fits what is at the results name now: the
+ * file, nothing, or something else (abort_mark_kept). */
+static void put_kept(const char *kept, const char *none, const char *other)
+{
+    int k = abort_mark_kept();
+    put(k > 0 ? kept : k == 0 ? none : other);
+}
 
 /* Ranks other than 0 leave a moment after rank 0 would have: some
  * launchers (Open MPI's mpirun) kill what is left as soon as the first
@@ -48,7 +57,7 @@ static void on_deadline(int sig)
         _exit(128 + SIGTERM);
     if (is_rank0) {
         abort_mark_flip();
-        put(abort_mark_kept() ? msg_deadline_kept : msg_deadline_none);
+        put_kept(msg_deadline_kept, msg_deadline_none, msg_deadline_other);
         abort_mark_write(reason_deadline);
     }
     _exit(124);
@@ -58,7 +67,7 @@ static void mark_signal(int sig)
 {
     abort_mark_flip();
     put(sig == SIGINT ? "\ngpcnet: interrupted (SIGINT)" : "\ngpcnet: terminated (SIGTERM)");
-    put(abort_mark_kept() ? msg_signal_kept : msg_signal_none);
+    put_kept(msg_signal_kept, msg_signal_none, msg_signal_other);
     abort_mark_write(sig == SIGINT ? "signal SIGINT" : "signal SIGTERM");
 }
 
@@ -73,11 +82,13 @@ static void hand_over(void)
         mark_signal(SIGTERM);
     /* The main thread goes on in its MPI call until the end: nothing it
      * prints or saves from now on counts (as if the process had ended). */
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
+    /* Never waits, never a link (a handler's open must not block). */
+    int null = open("/dev/null", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+    struct stat st;
+    if (null >= 0 && fstat(null, &st) == 0 && S_ISCHR(st.st_mode))
         dup2(null, STDOUT_FILENO);
+    if (null >= 0)
         close(null);
-    }
     struct itimerval it;
     memset(&it, 0, sizeof(it));
     it.it_value.tv_sec = WATCHDOG_PROBE_BACKSTOP_S;
@@ -108,6 +119,10 @@ void watchdog_start(int rank, double deadline_s, const char *path)
              "; results of the finished phases are in %s\n", path);
     snprintf(msg_signal_none, sizeof(msg_signal_none),
              "; no phase had finished, so no results were written\n");
+    snprintf(msg_signal_other, sizeof(msg_signal_other),
+             "; %s is not a regular file any more (a pipe, device or directory was put "
+             "there during the run): left alone, not marked\n",
+             path);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -126,6 +141,11 @@ void watchdog_start(int rank, double deadline_s, const char *path)
         snprintf(msg_deadline_kept, sizeof(msg_deadline_kept),
                  "\ngpcnet: --deadline of %g s reached: aborting the job; results of the "
                  "finished phases are in %s\n",
+                 deadline_s, path);
+        snprintf(msg_deadline_other, sizeof(msg_deadline_other),
+                 "\ngpcnet: --deadline of %g s reached: aborting the job; %s is not a regular "
+                 "file any more (a pipe, device or directory was put there during the run): "
+                 "left alone, not marked\n",
                  deadline_s, path);
         snprintf(msg_deadline_none, sizeof(msg_deadline_none),
                  "\ngpcnet: --deadline of %g s reached: aborting the job; no phase had "

@@ -86,14 +86,16 @@ void output_checks_run(run_t *run)
         output_dir_ready(run, json_dir, msg, sizeof(msg)) == 0) {
         int err = probe_results_file(run->json_path);
         int bad = err != 0;
-        struct stat st;
+        const char *special = safe_special(run->json_path);
         char found[OPT_PATH_MAX + 64];
         if (bad)
             snprintf(msg, sizeof(msg), "%s: cannot write the results file '%.800s': %s\n", prog,
                      run->json_path, strerror(err));
-        else if (stat(run->json_path, &st) == 0 && !S_ISREG(st.st_mode))
-            snprintf(msg, sizeof(msg), "%s: results file '%.800s' is not a regular file\n", prog,
-                     run->json_path);
+        else if (special) /* refused even with --force: never opened, never replaced */
+            snprintf(msg, sizeof(msg),
+                     "%s: results file '%.800s' is not a regular file (it is %s); refusing to "
+                     "write there\n",
+                     prog, run->json_path, special);
         else if (!o->force && safe_exists(run->json_path))
             snprintf(msg, sizeof(msg),
                      "%s: results file '%.800s' already exists; use --force to overwrite it "

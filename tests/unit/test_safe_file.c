@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,6 +160,37 @@ static void directories(void)
     rmdir(c);
 }
 
+/* A pipe, a directory or a link to one is named, never opened: a pipe
+ * without a reader would keep an open() waiting (issue 39). */
+static void special_files(void)
+{
+    char pipe[300], sub[300], link_to_pipe[300], plain[300];
+    path_in(pipe, sizeof(pipe), "pipe");
+    path_in(sub, sizeof(sub), "sub");
+    path_in(link_to_pipe, sizeof(link_to_pipe), "to-pipe");
+    path_in(plain, sizeof(plain), "plain");
+    CHECK(mkfifo(pipe, 0600) == 0 && mkdir(sub, 0700) == 0 && symlink(pipe, link_to_pipe) == 0);
+    write_plain(plain, "x");
+    CHECK(strcmp(safe_special(pipe) ? safe_special(pipe) : "", "a named pipe") == 0);
+    CHECK(strcmp(safe_special(sub) ? safe_special(sub) : "", "a directory") == 0);
+    const char *through = safe_special(link_to_pipe);
+    CHECK(through && strcmp(through, "a named pipe") == 0);
+    CHECK(safe_special(plain) == NULL);
+    errno = 0;
+    /* Returns at once: no writer is waited for. */
+    CHECK(safe_open_regular(pipe, O_RDONLY) == -1 && errno == EINVAL);
+    CHECK(safe_open_regular(sub, O_RDONLY) == -1 && errno == EINVAL);
+    CHECK(safe_open_regular(link_to_pipe, O_RDWR) == -1);
+    int fd = safe_open_regular(plain, O_RDWR);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    unlink(pipe);
+    rmdir(sub);
+    unlink(link_to_pipe);
+    unlink(plain);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/gpcnet-safe-file-XXXXXX");
@@ -169,6 +201,7 @@ int main(void)
     link_at_target();
     fresh_and_existing();
     directories();
+    special_files();
     rmdir(dir);
     return check_report("safe_file");
 }
