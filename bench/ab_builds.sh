@@ -25,8 +25,10 @@ Options:
       --args "ARGS"  extra arguments for both builds (default: none; the
                      published loop limits and 10 s per test)
       --out DIR      keep the runs here (default: a new temporary folder)
-      --lock FILE    timing lock (default $GPCNET_TIMING_LOCK or
-                     /tmp/gpcnet-timing.lock)
+      --lock FILE    timing lock (default $GPCNET_TIMING_LOCK, else
+                     /run/gpcnet/timing.lock as root or
+                     $XDG_RUNTIME_DIR/gpcnet-timing.lock; a link there is
+                     refused: bench/timing_lock.py)
   -h, --help         show this help
 EOF
 }
@@ -35,7 +37,7 @@ is_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pairs=4 ppn=1 nodes=10 args="" out="" a="" b=""
-lock="${GPCNET_TIMING_LOCK:-/tmp/gpcnet-timing.lock}"
+lock=""
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;
@@ -52,6 +54,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$b" ] || die_usage "BUILD_A and BUILD_B are both needed"
 for v in "$pairs" "$ppn" "$nodes"; do is_count "$v" || die_usage "counts must be positive integers, not '$v'"; done
+# The lock is opened by the helper (never through a link), here once so
+# that a bad one stops the script before any run.
+lock="$(python3 "$repo/bench/timing_lock.py" ${lock:+--lock "$lock"} --check)" || exit 2
 for d in "$a" "$b"; do
     [ -x "$d/network_load_test" ] || die_usage "no executable network_load_test in $d"
 done
@@ -69,7 +74,8 @@ run() { # side build index
     local json="$out/ppn$ppn/$1-$3.json"
     echo "ab_builds: pair $3, $1 ($2)" >&2
     mkdir -p "$out/ppn$ppn/$1-$3.d" # older builds do not make it themselves
-    flock "$lock" "$launcher" --oversubscribe -np "$np" "$2/network_load_test" \
+    python3 "$repo/bench/timing_lock.py" --lock "$lock" -- \
+        "$launcher" --oversubscribe -np "$np" "$2/network_load_test" \
         --emulate-nodes "$ppn" --seed 11 --ring-seed 1000 --verbose --quiet --force \
         --output-dir "$out/ppn$ppn/$1-$3.d" --json "$json" "${extra[@]}" \
         >"$out/ppn$ppn/$1-$3.txt"

@@ -48,8 +48,10 @@ Options:
       --tolerance F       widening of the reference's min-max (default 0.10)
       --timeout SEC       kill a run after SEC seconds (default 1800)
       --out DIR           keep every output here (default: a new temporary folder)
-      --lock FILE         timing lock (default $GPCNET_TIMING_LOCK or
-                          /tmp/gpcnet-timing.lock)
+      --lock FILE         timing lock (default $GPCNET_TIMING_LOCK, else
+                          /run/gpcnet/timing.lock as root or
+                          $XDG_RUNTIME_DIR/gpcnet-timing.lock; a link there
+                          is refused: bench/timing_lock.py)
   -h, --help              show this help
 EOF
 }
@@ -61,7 +63,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pairs=3 ppns="1 4" nodes=10 program=network_load_test build="$repo/build" mpi=openmpi
 launcher_args="" ours_args="" tolerance=0.10 timeout_s=1800 out="" ref_dir="" order=abba
 declare -A launcher_args_at=()
-lock="${GPCNET_TIMING_LOCK:-/tmp/gpcnet-timing.lock}"
+lock=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -97,6 +99,9 @@ for k in $ppns; do is_count "$k" || die_usage "--ppn values must be positive int
 case "$program" in network_load_test|network_test) ;; *) die_usage "--program must be network_load_test or network_test" ;; esac
 case "$mpi" in openmpi|mpich) ;; *) die_usage "--mpi must be openmpi or mpich" ;; esac
 case "$order" in abba|ref-first) ;; *) die_usage "--order must be abba or ref-first, not '$order'" ;; esac
+# The lock is opened by the helper (never through a link), here once so
+# that a bad one stops the script before any run.
+lock="$(python3 "$repo/bench/timing_lock.py" ${lock:+--lock "$lock"} --check)" || exit 2
 
 ref_bin="$(cd "$ref_dir" 2>/dev/null && pwd)/$program" || die_usage "REF_DIR $ref_dir is not a folder"
 [ -x "$ref_bin" ] || die_usage "no executable $program in $ref_dir (build the reference first: docs/fidelity.md)"
@@ -109,7 +114,7 @@ else
     launcher="$(command -v mpiexec.mpich || command -v mpiexec || true)"
 fi
 [ -n "$launcher" ] || die_usage "no $mpi launcher found"
-for tool in flock timeout cc python3; do
+for tool in timeout cc python3; do
     command -v "$tool" >/dev/null || die_usage "$tool is required"
 done
 export PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -156,7 +161,8 @@ run() {
     # The load when the run got the lock: other jobs on the machine skew numbers.
     cmd=(sh -c 'echo "$0 $(date -u +%H:%M:%S) load $(cut -d" " -f1-3 /proc/loadavg 2>/dev/null)" \
         >>"$1"; shift; exec "$@"' "$side-$i(ppn $k)" "$out/runs.log" "${cmd[@]}")
-    if (cd "$rundir" && flock "$lock" timeout -k 10 "$timeout_s" "${cmd[@]}") \
+    if (cd "$rundir" && python3 "$repo/bench/timing_lock.py" --lock "$lock" -- \
+            timeout -k 10 "$timeout_s" "${cmd[@]}") \
             >"$txt" 2>"$dir/$side-$i.err" </dev/null \
         && python3 -m gpcnet parse "$txt" -o "$dir/$side-$i.json" 2>>"$dir/$side-$i.err"; then
         return 0

@@ -12,14 +12,17 @@
 #   bash bench/converge.sh                          # seeds 1 2 3, TOLS 0.05, NP 10
 #   SEEDS="1 2 3 4" TOLS="0.02 0.05 0.1" NP=10 bash bench/converge.sh [extra options...]
 #
-# Extra arguments go to every run (e.g. --time-limit 5). Runs take the lock
-# /tmp/gpcnet-timing.lock so no two timing runs overlap on a shared host.
+# Extra arguments go to every run (e.g. --time-limit 5). Runs take the
+# timing lock (bench/timing_lock.py: $GPCNET_TIMING_LOCK, else
+# /run/gpcnet/timing.lock as root or $XDG_RUNTIME_DIR/gpcnet-timing.lock)
+# so no two timing runs overlap on a shared host.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 seeds="${SEEDS:-1 2 3}"; tols="${TOLS:-${TOL:-0.05}}"; np="${NP:-10}"
 [ "$(wc -w <<<"$seeds")" -ge 2 ] || { echo "converge.sh: SEEDS needs at least 2 seeds (the noise is between full runs)" >&2; exit 2; }
 build="${GPCNET_BUILD_DIR:-build}"
+lock="$(python3 bench/timing_lock.py --check)" || exit 2 # never through a link
 [ -x "$build/network_load_test" ] || { cmake -S . -B "$build" >/dev/null && cmake --build "$build" -j2 >/dev/null; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 launch=(mpirun -np "$np")
@@ -31,7 +34,8 @@ run() { # name, options...
     local name="$1"; shift
     mkdir -p "$out/$name"
     local t0=$SECONDS
-    flock /tmp/gpcnet-timing.lock "${launch[@]}" "$build/network_load_test" --emulate-nodes 1 \
+    python3 bench/timing_lock.py --lock "$lock" -- \
+        "${launch[@]}" "$build/network_load_test" --emulate-nodes 1 \
         --quiet --output-dir "$out/$name" "$@" >"$out/$name/stdout" 2>"$out/$name/stderr" || {
         tail -20 "$out/$name/stderr" >&2; echo "converge.sh: run $name failed" >&2; exit 1; }
     echo "$name $((SECONDS - t0))" >>"$out/walls"
