@@ -12,15 +12,28 @@ from __future__ import annotations
 import io
 from typing import Optional
 
+import matplotlib
 import numpy as np
 from matplotlib import ticker
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, reference, results
+from gpcnet import catalog, number_text, reference, results, text_safe
 from gpcnet.errors import GpcnetError
 
 PHASES = (("isolated", "Isolated", "tab:blue"), ("loaded", "With congestors", "tab:red"))
+
+# Strings from files reach labels, titles, ticks and legends through
+# text_safe.label, which makes them literal for matplotlib's own mathtext
+# ($ -> \$). A matplotlibrc with text.usetex would hand them to LaTeX
+# instead, where other characters are special: figures are built and
+# drawn with it off.
+LITERAL_TEXT_RC = {"text.usetex": False}
+
+
+def literal_text():
+    """The context figures are built and drawn in (see LITERAL_TEXT_RC)."""
+    return matplotlib.rc_context(LITERAL_TEXT_RC)
 
 
 def _stairs(bins: list) -> tuple:
@@ -30,12 +43,12 @@ def _stairs(bins: list) -> tuple:
     buckets have constant relative width, so on a log axis the fraction per
     bucket reads as a density.
     """
-    total = sum(c for _, _, c in bins)
+    total = sum(c for _, _, c in bins) or 1
     edges: list = []
     heights: list = []
     for lower, upper, count in bins:
-        if lower <= 0:
-            continue  # cannot be drawn on a log axis
+        if not drawable(lower) or lower <= 0 or not drawable(upper) or not upper > lower:
+            continue  # cannot be drawn on a log axis (0, or beyond what an axis can span)
         if not edges:
             edges.append(lower)
         elif lower > edges[-1]:
@@ -44,6 +57,20 @@ def _stairs(bins: list) -> tuple:
         heights.append(count / total)
         edges.append(upper)
     return np.array(edges), np.array(heights)
+
+
+def drawable(value) -> bool:
+    """A value a figure can place: finite, and 0 or of a magnitude within
+    number_text.MEASURED_MIN..MEASURED_MAX. Matplotlib computes an axis'
+    limits with margins and its ticks with differences, which overflow
+    for values near a double's limits (1.7e308, or a range from 0 to it);
+    nothing measured comes near these bounds."""
+    return number_text.measured(value) is not None
+
+
+def points(values) -> list:
+    """Values as floats for plotting, NaN (not drawn) where not drawable()."""
+    return [float(v) if drawable(v) else float("nan") for v in values]
 
 
 def readable_log_ticks(axis, span_decades: float = 2.0):
@@ -61,7 +88,7 @@ def decades(lo: float, hi: float) -> float:
 
 
 def _mark(ax, value: Optional[float], color: str, style: str, label: str):
-    if value is not None and value > 0:
+    if drawable(value) and value > 0:
         ax.axvline(value, color=color, linestyle=style, linewidth=1.2, label=f"{label} {value:.4g}")
 
 
@@ -70,15 +97,17 @@ def hist_panel(ax, row: Optional[dict], color: str, note: str = "") -> None:
     marked; `note` is added under the sample count in the legend."""
     hist = row.get("histogram") if row else None
     ax.set_xscale("log")
-    if not hist or not hist["bins"]:
-        ax.text(0.5, 0.5, "no histogram", transform=ax.transAxes, ha="center", va="center")
+    edges, heights = _stairs(hist["bins"]) if hist else ([], [])
+    if not len(edges):
+        why = "no histogram" if not hist or not hist["bins"] else "no bin that a log axis can show"
+        ax.text(0.5, 0.5, why, transform=ax.transAxes, ha="center", va="center")
         return
-    edges, heights = _stairs(hist["bins"])
     ax.stairs(heights, edges, fill=True, color=color, alpha=0.35)
     ax.stairs(heights, edges, color=color, linewidth=0.8)
     _mark(ax, row["avg"], "black", "-", "Avg")
     _mark(ax, row["p99"], "black", "--", "99%")
-    ax.legend(fontsize=7, loc="upper right", title=f"{row['samples']} samples{note}", title_fontsize=7)
+    ax.legend(fontsize=7, loc="upper right", title=text_safe.label(f"{row['samples']} samples{note}"),
+              title_fontsize=7)
 
 
 def histogram_grid(doc: dict, tests: list, phases: list, repetition: int, row_height: float = 2.2,
@@ -93,13 +122,13 @@ def histogram_grid(doc: dict, tests: list, phases: list, repetition: int, row_he
             ax = axes[row_i][col]
             row = results.row(doc, table_id, test, repetition)
             hist_panel(ax, row, color, note(table_id, test))
-            ax.set_ylabel(f"{label}\nfraction of samples", fontsize=8)
+            ax.set_ylabel(text_safe.label(label) + "\nfraction of samples", fontsize=8)
             ax.tick_params(labelsize=7)
             if row_i == 0:
-                ax.set_title(catalog.display_name(test), fontsize=9)
+                ax.set_title(text_safe.label(catalog.display_name(test)), fontsize=9)
             if row_i == len(phases) - 1:
                 unit = row["unit"] if row else (catalog.BY_ID[test].unit if test in catalog.BY_ID else "")
-                ax.set_xlabel(unit, fontsize=8)
+                ax.set_xlabel(text_safe.label(unit), fontsize=8)
                 # The panels of a column share this axis; set ticks once its range is final.
                 ax.autoscale_view()
                 readable_log_ticks(ax.xaxis, decades(*ax.get_xlim()))
@@ -124,7 +153,8 @@ def ci_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
     metrics = [(m, t) for m, t in catalog.PAPER_METRICS.items() if results.impact(doc, t, repetition)]
     extra = [e["test"] for e in entries if e["test"] not in catalog.PAPER_METRICS.values()]
     panels = metrics + [(None, t) for t in extra]
-    here = f"This run\n({doc['environment']['nodes']} nodes, {pport:g} PPort)" if pport else "This run"
+    here = (f"This run\n({text_safe.quote(doc['environment']['nodes'])} nodes, {number_text.general(pport, 6)} PPort)"
+            if pport else "This run")
     fig = Figure(figsize=(max(5.0, 0.55 * (len(neighbours) + 1)) * len(panels) / 1.2, 5.2),
                  layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
@@ -139,8 +169,8 @@ def ci_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
                 avg.append(pub.ci(metric, "avg"))
                 p99.append(pub.ci(metric, "p99"))
         x = np.arange(len(labels))
-        clean = [np.nan if v is None or v <= 0 else v for v in avg], \
-                [np.nan if v is None or v <= 0 else v for v in p99]
+        clean = [np.nan if not drawable(v) or v <= 0 else v for v in avg], \
+                [np.nan if not drawable(v) or v <= 0 else v for v in p99]
         bars_avg = ax.bar(x - 0.2, clean[0], 0.4, label="Avg", color="tab:blue")
         bars_p99 = ax.bar(x + 0.2, clean[1], 0.4, label="99%", color="tab:orange")
         # This run stands out from the published systems.
@@ -150,8 +180,9 @@ def ci_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
         ax.set_yscale("log")
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks(x)
-        ax.set_xticklabels(labels, rotation=70, fontsize=7, ha="right", rotation_mode="anchor")
-        ax.set_title(catalog.display_name(test), fontsize=9)
+        ax.set_xticklabels([text_safe.label(x) for x in labels], rotation=70, fontsize=7, ha="right",
+                           rotation_mode="anchor")
+        ax.set_title(text_safe.label(catalog.display_name(test)), fontsize=9)
         ax.set_ylabel("Congestion Impact (log)", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
         ax.legend(fontsize=7)
@@ -172,7 +203,7 @@ def impact_matrix_figure(doc: dict) -> Figure:
     fig = Figure(figsize=(2.0 + 2.4 * len(cols), 1.2 + 0.45 * len(rows)), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False)[0]
     for ax, stat, title in zip(axes, ("avg", "p99"), ("Avg", "99%")):
-        values = np.array([[np.nan if v is None else v for v in r] for r in matrix[stat]], dtype=float)
+        values = np.array([points(r) for r in matrix[stat]], dtype=float)
         positive = values[np.isfinite(values) & (values > 0)]
         norm = LogNorm(vmin=min(1.0, positive.min()), vmax=max(2.0, positive.max())) if positive.size else None
         # pcolormesh stays vector in SVG (imshow would embed a PNG).
@@ -185,9 +216,9 @@ def impact_matrix_figure(doc: dict) -> Figure:
                 ax.text(j + 0.5, i + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=7,
                         color="white" if dark else "black")
         ax.set_xticks(np.arange(len(cols)) + 0.5)
-        ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=7)
+        ax.set_xticklabels([text_safe.label(c) for c in cols], rotation=30, ha="right", fontsize=7)
         ax.set_yticks(np.arange(len(rows)) + 0.5)
-        ax.set_yticklabels(rows, fontsize=7)
+        ax.set_yticklabels([text_safe.label(r) for r in rows], fontsize=7)
         ax.set_title(f"Congestion Impact, {title}{mean}", fontsize=9)
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.solids.set_rasterized(False)  # keep the SVG free of embedded bitmaps
@@ -211,7 +242,10 @@ def render(fig: Figure, fmt: str) -> bytes:
     same document gives the same file)."""
     metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
     buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=150, metadata=metadata)
+    # numpy's overflow warnings inside matplotlib are not printed: the
+    # figure draws, or the error is one line.
+    with literal_text(), np.errstate(all="ignore"):
+        fig.savefig(buf, format=fmt, dpi=150, metadata=metadata)
     return buf.getvalue()
 
 

@@ -19,6 +19,13 @@ from typing import Optional
 _FIXED_MAX = 1e6
 
 
+# What a measurement can be: times, rates, ratios and counts all lie far
+# inside. Summaries and figures use only values in this range (or 0):
+# their squares, sums and axis margins then cannot overflow a double.
+MEASURED_MAX = 1e100
+MEASURED_MIN = 1e-100
+
+
 def as_float(value) -> Optional[float]:
     """A JSON number as a finite float, or None: None, booleans, strings,
     NaN, infinities and integers beyond a double's range are all None."""
@@ -28,6 +35,27 @@ def as_float(value) -> Optional[float]:
         # Compared as exact integers: float(10**4000) would raise.
         return float(value) if abs(value) <= 2**1023 else None
     return value if math.isfinite(value) else None
+
+
+def measured(value) -> Optional[float]:
+    """as_float(value) when it is 0 or its magnitude is between
+    MEASURED_MIN and MEASURED_MAX, else None."""
+    x = as_float(value)
+    if x is None or (x != 0 and not MEASURED_MIN <= abs(x) <= MEASURED_MAX):
+        return None
+    return x
+
+
+def formatted(value, spec: str, missing: str = "-") -> str:
+    """value formatted with `spec` ("{:.2f}", "{:.3g}", "{:.1%}"), except
+    that fixed notation of a value beyond a million becomes 4 significant
+    digits in scientific notation."""
+    x = as_float(value)
+    if x is None:
+        return missing if value is None else _not_a_double(value)
+    if spec.endswith(("f}", "%}")) and abs(x) * (100 if spec.endswith("%}") else 1) >= _FIXED_MAX:
+        return f"{x * 100:.4g}%" if spec.endswith("%}") else f"{x:.4g}"
+    return spec.format(x)
 
 
 def ratio(a, b) -> Optional[float]:

@@ -13,9 +13,9 @@ from typing import Optional
 import numpy as np
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, results
+from gpcnet import catalog, number_text, results, text_safe
 from gpcnet.errors import GpcnetError
-from gpcnet.figures import decades, histogram_grid, readable_log_ticks
+from gpcnet.figures import decades, drawable, histogram_grid, readable_log_ticks
 from gpcnet.impact import congestion_impact, lower_is_better
 
 # Isolated and all-together keep the colours of the single-run figures;
@@ -52,7 +52,7 @@ def sweep_figure(doc: dict, tests: Optional[list] = None, repetition: int = resu
         if not iso or not loaded:
             return ""
         ci = [congestion_impact(iso[s], loaded[s], lower_is_better(loaded["better"])) for s in ("avg", "p99")]
-        shown = ["–" if v is None else f"{v:.2f}" for v in ci]
+        shown = [number_text.fixed(v, 2, "–") for v in ci]
         return f"\nCI {shown[0]} Avg, {shown[1]} 99%"
 
     return histogram_grid(doc, tests, rows, repetition, row_height=1.45, note=ci_note)
@@ -67,7 +67,8 @@ _BOX_COLORS = {"isolated_avg": "tab:blue", "isolated_p99": "tab:blue", "loaded_a
 
 
 def percent(fraction: Optional[float]) -> str:
-    return "–" if fraction is None else f"{100 * fraction:.1f}%"
+    x = number_text.as_float(fraction)
+    return number_text.percent(None if x is None else 100 * x, 1, "–")
 
 
 def repeat_metrics(doc: dict) -> dict:
@@ -92,10 +93,10 @@ def repeats_figure(doc: dict) -> Figure:
         for col, (stat, metrics) in enumerate(_REPEAT_PANELS):
             ax = axes[row_i][col]
             present = [(key, label, by_key[(test, key)]) for key, label in metrics if (test, key) in by_key]
-            drawn = [(key, label, m, [v for v in m["values"] if v is not None and v > 0])
+            drawn = [(key, label, m, [v for v in m["values"] if drawable(v) and v > 0])
                      for key, label, m in present]
             drawn = [d for d in drawn if d[3]]
-            ax.set_title(f"{catalog.short_name(test)}: {stat}", fontsize=9)
+            ax.set_title(text_safe.label(f"{catalog.short_name(test)}: {stat}"), fontsize=9)
             ax.tick_params(labelsize=7)
             if not drawn:
                 ax.text(0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center")
@@ -109,7 +110,7 @@ def repeats_figure(doc: dict) -> Figure:
                 offsets = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else np.zeros(1)
                 ax.scatter(x + offsets, values, s=14, color=_BOX_COLORS[key], zorder=3,
                            label=None)
-                if m.get("mean") is not None and m["mean"] > 0:
+                if drawable(m.get("mean")) and m["mean"] > 0:
                     ax.scatter([x + 0.32], [m["mean"]], marker="D", s=18, color="black", zorder=3)
             ax.set_xticks(positions)
             ax.set_xticklabels([f"{label}\nCV {percent(m['cv'])}" for _, label, m, _ in drawn], fontsize=7)
@@ -119,9 +120,9 @@ def repeats_figure(doc: dict) -> Figure:
                 ax.axhline(1.0, color="black", linewidth=0.6, linestyle=":")
                 ax.set_ylabel("CI (log)", fontsize=8)
             else:
-                ax.set_ylabel(f"{drawn[0][2]['unit']} (log)", fontsize=8)
+                ax.set_ylabel(text_safe.label(f"{drawn[0][2]['unit']} (log)"), fontsize=8)
             ax.autoscale_view()
             readable_log_ticks(ax.yaxis, decades(*ax.get_ylim()))
-    fig.suptitle(f"Spread over {runs} repetitions (dots: repetitions; box: quartiles, whiskers min-max; "
+    fig.suptitle(f"Spread over {text_safe.quote(runs)} repetitions (dots: repetitions; box: quartiles, whiskers min-max; "
                  "diamond: mean)", fontsize=9)
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, add_repetition, preflight, write_output
 from gpcnet.errors import GpcnetError
 
@@ -102,10 +103,14 @@ def run(args) -> int:
     if args.kind in ("hist", "sweep"):
         _check_tests(args, doc)
     preflight(args.output, args.force)
-    fig = _figure(args, doc)
+    import numpy as np
+    # Labels from files are made literal for matplotlib's mathtext, so it
+    # must not hand them to LaTeX; numpy's overflow warnings stay off stderr.
+    with figures.literal_text(), np.errstate(all="ignore"):
+        fig = _figure(args, doc)
     note = results.repetition_note(args.run, doc, args.repetition)
     if note and args.kind in ("hist", "ci", "sweep"):
         print(note, file=sys.stderr)
     write_output(args.output, figures.render(fig, fmt), args.force)
-    print(f"wrote {args.output}")
+    print(f"wrote {text_safe.path(args.output)}")
     return EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, preflight, source_name, write_output
 
 
@@ -27,5 +28,5 @@ def run(args) -> int:
     else:
         text = html_report.render(doc, source_name(args.run))
     write_output(args.output, text, args.force)
-    print(f"wrote {args.output}")
+    print(f"wrote {text_safe.path(args.output)}")
     return EXIT_OK

@@ -8,10 +8,27 @@ from __future__ import annotations
 def render(doc: dict, source_name: str) -> str:
     """The report of a results document."""
     from gpcnet.report import run
-    return run.render(doc, source_name)
+    with _drawing():
+        return run.render(doc, source_name)
 
 
 def render_study(study: dict) -> str:
     """The report of a study document."""
     from gpcnet.report import study as study_page
-    return study_page.render(study)
+    with _drawing():
+        return study_page.render(study)
+
+
+def _drawing():
+    """Figures are built and drawn with matplotlib's LaTeX off (labels from
+    files are made literal for its own mathtext: figures.literal_text)
+    and without numpy's overflow warnings on stderr."""
+    import contextlib
+
+    import numpy as np
+
+    from gpcnet.figures import literal_text
+    stack = contextlib.ExitStack()
+    stack.enter_context(literal_text())
+    stack.enter_context(np.errstate(all="ignore"))
+    return stack

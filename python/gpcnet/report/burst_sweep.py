@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpcnet import catalog
+from gpcnet import catalog, number_text, text_safe
 from gpcnet.errors import GpcnetError
 from gpcnet.report.html import Markup, fmt, join
 
@@ -97,8 +97,8 @@ def burst_sweep_figure(doc: dict, stat: str = "avg", tests: Optional[list] = Non
             ax.set_xlabel("OFF", fontsize=7)
             ax.set_ylabel("ON", fontsize=7)
             steady_text = "–" if not np.isfinite(steady) else f"{steady:.2f}"
-            ax.set_title(f"{catalog.short_name(m['tests'][test_index])}, {100 * intensity:g}% rate\n"
-                         f"(steady: {steady_text})", fontsize=8)
+            ax.set_title(text_safe.label(f"{catalog.short_name(m['tests'][test_index])}, {100 * intensity:g}% rate\n"
+                                         f"(steady: {steady_text})"), fontsize=8)
     mean = f", mean of {reps} repetitions" if reps > 1 else ""
     fig.suptitle(f"Congestion Impact ({STATS[stat]}) by burst shape{mean}", fontsize=9)
     if image is not None and norm is not None:
@@ -110,7 +110,7 @@ def burst_sweep_figure(doc: dict, stat: str = "avg", tests: Optional[list] = Non
 def _num(v) -> Markup:
     if v is None:
         return Markup('<td class="num">–</td>')
-    return fmt('<td class="num" title="{!r}">{}</td>', v, f"{v:.2f}")
+    return fmt('<td class="num" title="{!r}">{}</td>', v, number_text.formatted(v, "{:.2f}"))
 
 
 def table(doc: dict) -> Markup:

@@ -13,6 +13,7 @@ markup any other way.
 from __future__ import annotations
 
 import io
+import re
 from typing import Iterable
 
 import jinja2
@@ -95,6 +96,14 @@ class Figures:
                    fig_id, svg(fig, f"gpcnet-{self.count}-{fig_id}"), caption)
 
 
+# A JSON string may hold a lone surrogate ("\ud800"): valid JSON, but no
+# character, and not encodable as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def page(title: str, body) -> str:
-    """The whole document: one style sheet, no scripts, no external resources."""
-    return _PAGE.render(title=title, css=CSS, body=body)
+    """The whole document: one style sheet, no scripts, no external
+    resources; a lone surrogate from a file is shown as its escape
+    (\\ud800), so that the page can be written as UTF-8."""
+    text = _PAGE.render(title=title, css=CSS, body=body)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -4,7 +4,7 @@ every node's time per exchange and modified z-score, the slow ones flagged
 
 from __future__ import annotations
 
-from gpcnet import nodes
+from gpcnet import nodes, number_text
 from gpcnet.report.html import Markup, fmt, join
 
 
@@ -12,11 +12,10 @@ def section_body(doc: dict) -> Markup:
     probe = doc["node_probe"]
     rows = nodes.assess(doc)
     slow = nodes.slow_nodes(doc)
-    named = join((fmt('<strong class="slow">{}</strong> (z {})', s["name"], f"{s['z']:.1f}")
+    named = join((fmt('<strong class="slow">{}</strong> (z {})', s["name"], number_text.fixed(s["z"]))
                   for s in slow), ", ") if slow else Markup("none")
     cells = join(fmt('<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>',
-                     r["name"], "–" if r["usec"] is None else f"{r['usec']:.1f}",
-                     "–" if r["z"] is None else f"{r['z']:.1f}",
+                     r["name"], number_text.fixed(r["usec"], 1, "–"), number_text.fixed(r["z"], 1, "–"),
                      Markup('<strong class="slow">slow</strong>') if r["slow"] else "")
                  for r in rows)
     intro = fmt('<p>Slow nodes: {}.</p><p class="note">After the tests, every node exchanged {} '
@@ -25,7 +24,7 @@ def section_body(doc: dict) -> Markup:
                 'median of its rounds; it is flagged '
                 'when its modified z-score (0.6745 (x - median) / MAD over the nodes) is above {} '
                 'and it is at least {} times the median node.</p>', named, probe["exchanges"],
-                probe["bytes"], probe["rounds"], f"{probe['wall_s']:.2f}", nodes.THRESHOLD,
+                probe["bytes"], probe["rounds"], number_text.fixed(probe["wall_s"], 2), nodes.THRESHOLD,
                 nodes.MIN_RATIO)
     return intro + fmt('<table class="gpcnet nodes"><tr><th>node</th><th>usec per exchange</th>'
                        '<th>z</th><th></th></tr>{}</table>', cells)

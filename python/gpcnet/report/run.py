@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import __version__, catalog, figures, nodes, reference, results
+from gpcnet import __version__, catalog, figures, nodes, number_text, reference, results
 from gpcnet.report import nodes_view, sweep, timeline
 from gpcnet.report import burst_sweep
 from gpcnet.report.html import Figures, Markup, fmt, join, page
@@ -22,7 +22,7 @@ def num_cell(value: Optional[float], spec: str = "{:.1f}") -> Markup:
     """A table cell as the text output prints it (%.1f), full value on hover."""
     if value is None:
         return fmt('<td class="num">{}</td>', DASH)
-    return fmt('<td class="num" title="{!r}">{}</td>', value, spec.format(value))
+    return fmt('<td class="num" title="{!r}">{}</td>', value, number_text.formatted(value, spec))
 
 
 def _or_unknown(value, unknown="not recorded") -> Markup:
@@ -186,7 +186,7 @@ def impact_table(doc: dict, repetition: int = results.FIRST, suffix: str = "") -
         for stat in ("avg", "p99"):
             shown = e.get(f"{stat}_printed")
             exact = e.get(stat)
-            text = DASH if shown is None else f"{shown:.1f}X"
+            text = DASH if shown is None else number_text.formatted(shown, "{:.1f}") + "X"
             cells.append(fmt('<td class="num" title="unrounded {!r}">{}</td>', exact, text) if exact is not None
                          else fmt('<td class="num">{}</td>', text))
         rows.append(fmt('<tr><td class="name">{}</td>{}</tr>', e["name"], join(cells)))

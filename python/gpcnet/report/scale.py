@@ -9,12 +9,15 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from gpcnet import number_text
+from gpcnet.figures import drawable, points
+from gpcnet.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.study.report import summarise_scale
 
 
 def _f(x, spec="{:.3f}") -> str:
-    return "-" if x is None else spec.format(x)
+    return number_text.formatted(x, spec)
 
 
 def ratio_figure(s: dict) -> Figure:
@@ -28,9 +31,9 @@ def ratio_figure(s: dict) -> Figure:
     f = s["fit"]
     if f:
         lo, hi = min(p["stall_ratio"] for p in pts), max(p["stall_ratio"] for p in pts)
-        ax.plot([lo, hi], [f["intercept"] + f["slope"] * x for x in (lo, hi)], "k--", lw=1,
+        ax.plot([lo, hi], points([f["intercept"] + f["slope"] * x for x in (lo, hi)]), "k--", lw=1,
                 label=f"linear fit, r = {f['r']:.2f}" if f["r"] is not None else "linear fit")
-    ax.set_xlabel(pts[0]["what"])
+    ax.set_xlabel(label(pts[0]["what"]))
     ax.set_ylabel("bandwidth ratio (loaded / isolated)")
     ax.legend(fontsize=7)
     return fig
@@ -41,8 +44,8 @@ def counts_figure(s: dict) -> Figure:
     fig = Figure(figsize=(5, 3.4), layout="constrained")
     ax = fig.subplots()
     c = s["counts"]
-    ax.errorbar([x["nodes"] for x in c], [x["bandwidth_mean"] for x in c],
-                yerr=[x["bandwidth_se"] or 0 for x in c], fmt="o-", capsize=3)
+    ax.errorbar([x["nodes"] for x in c], points(x["bandwidth_mean"] for x in c),
+                yerr=[x["bandwidth_se"] if drawable(x["bandwidth_se"]) else 0 for x in c], fmt="o-", capsize=3)
     ax.set_xticks([x["nodes"] for x in c])
     ax.set_xlabel("nodes running GPCNeT")
     ax.set_ylabel("mean bandwidth ratio")

@@ -10,20 +10,26 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from gpcnet import number_text
+from gpcnet.figures import drawable, points
+from gpcnet.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.report.study_tiles import tiles_section
 from gpcnet.study.report import summarise
 
 
 def box_figure(summary: dict, title: str) -> Figure:
-    names = [s for s, v in summary["settings"].items() if v["normalised"]]
+    # A normalised time that no axis can show (1e90 / 1e-90) is left out.
+    boxes = {s: [v for v in summary["settings"][s]["normalised"] if drawable(v)] for s in summary["settings"]}
+    names = [s for s, v in boxes.items() if v]
     fig = Figure(figsize=(1.4 * len(names) + 2, 3.6), layout="constrained")
     ax = fig.subplots()
-    ax.boxplot([summary["settings"][s]["normalised"] for s in names], whis=(0, 100))
-    ax.set_xticks(range(1, len(names) + 1), names)
+    if names:
+        ax.boxplot([boxes[s] for s in names], whis=(0, 100))
+        ax.set_xticks(range(1, len(names) + 1), [label(s) for s in names])
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_ylabel(f"time / median of setting {summary['baseline']}")
-    ax.set_title(title)
+    ax.set_ylabel(label(f"time / median of setting {summary['baseline']}"))
+    ax.set_title(label(title))
     return fig
 
 
@@ -34,17 +40,20 @@ def means_figure(summary: dict) -> Figure:
     pts = summary["per_setting"]
     fig = Figure(figsize=(5, 3.6), layout="constrained")
     ax = fig.subplots()
-    for p in pts:
-        ax.errorbar([p["metric_mean"]], [p["time_mean"]], xerr=[p["metric_se"] or 0], yerr=[p["time_se"] or 0],
-                    fmt="x", ms=8, capsize=3, label=_point_label(p))
+    shown = [p for p in pts if drawable(p["metric_mean"]) and drawable(p["time_mean"])]
+    for p in shown:
+        err = [v if drawable(v) else 0 for v in (p["metric_se"] or 0, p["time_se"] or 0)]
+        ax.errorbar([p["metric_mean"]], [p["time_mean"]], xerr=[err[0]], yerr=[err[1]],
+                    fmt="x", ms=8, capsize=3, label=label(_point_label(p)))
     f = summary.get("fit")
-    if f:
-        xs = [p["metric_mean"] for p in pts]
+    if f and shown:
+        xs = [p["metric_mean"] for p in shown]
         lo, hi = min(xs), max(xs)
-        ax.plot([lo, hi], [f["intercept"] + f["slope"] * x for x in (lo, hi)], "k--", lw=1,
+        ys = points([f["intercept"] + f["slope"] * x for x in (lo, hi)])
+        ax.plot([lo, hi], ys, "k--", lw=1,
                 label=f"linear fit, r = {f['r']:.2f}" if f["r"] is not None else "linear fit")
-    ax.set_xlabel(pts[0]["what"])
-    ax.set_ylabel(f"mean time / median of setting {summary['baseline']}")
+    ax.set_xlabel(label(pts[0]["what"]))
+    ax.set_ylabel(label(f"mean time / median of setting {summary['baseline']}"))
     ax.legend(fontsize=7)
     return fig
 
@@ -64,19 +73,18 @@ def series_figure(summary: dict) -> Figure:
     fig = Figure(figsize=(6, 3.6), layout="constrained")
     ax = fig.subplots()
     for x in summary["series"]:
-        ax.plot(x["t"], [float("nan") if v is None else v for v in x["stall_per_s"]], marker=".",
-                label=f"{x['setting']} ({x['id']})")
+        ax.plot(points(x["t"]), points(x["stall_per_s"]), marker=".", label=label(f"{x['setting']} ({x['id']})"))
     thr = summary["series"][0].get("threshold")
-    if thr:
+    if thr and drawable(thr):
         ax.axhline(thr, color="grey", lw=0.8, ls=":", label=f"threshold {thr:g}/s")
     ax.set_xlabel("seconds since the application started")
-    ax.set_ylabel(f"{summary['series'][0].get('counter') or 'stalls'} per second")
+    ax.set_ylabel(label(f"{summary['series'][0].get('counter') or 'stalls'} per second"))
     ax.legend(fontsize=7)
     return fig
 
 
 def _f(x, spec="{:.3f}") -> str:
-    return "-" if x is None else spec.format(x)
+    return number_text.formatted(x, spec)
 
 
 def _times_table(s: dict) -> Markup:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import catalog, figures, results, sweep_figures
+from gpcnet import catalog, figures, number_text, results, sweep_figures
 from gpcnet.report.html import Markup, fmt, join
 
 # Rows of the statistics table, in the order the text output prints them.
@@ -22,7 +22,7 @@ METRIC_LABELS = {"isolated_avg": "Isolated Avg", "isolated_p99": "Isolated 99%",
 def _cell(value: Optional[float], spec: str = "{:.2f}") -> Markup:
     if value is None:
         return Markup('<td class="num">–</td>')
-    return fmt('<td class="num" title="{!r}">{}</td>', value, spec.format(value))
+    return fmt('<td class="num" title="{!r}">{}</td>', value, number_text.formatted(value, spec))
 
 
 def repetition_count(doc: dict) -> int:

@@ -11,15 +11,15 @@ clock through the wall-clock times both record.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Optional
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, results
+from gpcnet import catalog, number_text, results, text_safe
 from gpcnet.errors import GpcnetError
+from gpcnet.figures import drawable, points
 from gpcnet.report.html import Markup, fmt, join
 
 ON_COLOUR = "tab:orange"
@@ -63,7 +63,7 @@ def on_spans(bins: dict) -> list:
 
 
 def _means(bins: dict) -> np.ndarray:
-    return np.array([math.nan if m is None else m for m in bins["mean"]], dtype=float)
+    return np.array(points(bins["mean"]), dtype=float)
 
 
 def _title(rec: dict) -> str:
@@ -77,20 +77,10 @@ def _title(rec: dict) -> str:
 # -- the testbed's counters ------------------------------------------------
 
 def read_counters(path: str) -> dict:
-    """A `gpcnet testbed run --counters FILE --counters-interval SEC` file;
-    a clear error when it is not one."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise GpcnetError(f"{path}: not JSON: {e}") from None
-    series = doc.get("series") if isinstance(doc, dict) else None
-    if not isinstance(series, dict) or not series.get("samples"):
-        raise GpcnetError(f"{path}: no counter series (written by gpcnet testbed run --counters FILE "
-                          "--counters-interval SEC?)")
-    return doc
+    """A `gpcnet testbed run --counters FILE --counters-interval SEC` file,
+    read and checked as every input is (report.counters_file)."""
+    from gpcnet.report import counters_file
+    return counters_file.read(path)
 
 
 def busiest_port(counters: dict) -> str:
@@ -112,7 +102,9 @@ def check_ports(counters: dict, ports: list, where: str) -> None:
     known = set(counters["series"]["samples"][0]["ports"])
     for p in ports:
         if p not in known:
-            raise GpcnetError(f"{where}: no port {p!r}; it has {', '.join(sorted(known))}")
+            listed = text_safe.shorten(", ".join(sorted(known)))
+            raise GpcnetError(f"{text_safe.path(where)}: no port {text_safe.quote(p)}; it has "
+                              f"{text_safe.terminal(listed)}")
 
 
 def _port_rates(counters: dict, port: str, offset: float) -> tuple:
@@ -122,9 +114,15 @@ def _port_rates(counters: dict, port: str, offset: float) -> tuple:
         c = s["ports"].get(port)
         if c is None or s["dt"] <= 0:
             continue
-        starts.append(s["t"] - s["dt"] + offset)
-        ends.append(s["t"] + offset)
-        rates.append(c["bytes"] * 8 / s["dt"] / 1e6)
+        # Any finite numbers may be in the file: what overflows or cannot
+        # be placed on an axis is left out of the drawing.
+        start, end = number_text.as_float(s["t"] - s["dt"] + offset), number_text.as_float(s["t"] + offset)
+        rate = number_text.ratio(c["bytes"] * 8 / 1e6, s["dt"])
+        if not (drawable(start) and drawable(end) and drawable(rate)):
+            continue
+        starts.append(start)
+        ends.append(end)
+        rates.append(rate)
     return np.array(starts), np.array(ends), np.array(rates)
 
 
@@ -141,7 +139,7 @@ def _draw_counters(ax, rec: dict, counters: dict, ports: list, lo: float, hi: fl
             xs = np.column_stack([starts[keep], ends[keep]]).ravel()
             ys = np.repeat(rates[keep], 2)
             ax2.fill_between(xs, ys, color=colour, alpha=0.15, lw=0)
-            ax2.plot(xs, ys, color=colour, lw=1, label=f"{port} sent")
+            ax2.plot(xs, ys, color=colour, lw=1, label=text_safe.label(f"{port} sent"))
     ax.set_zorder(ax2.get_zorder() + 1)   # the canary's line over the counters' fill
     ax.patch.set_visible(False)
     ax2.set_ylabel("port Mbit/s")
@@ -165,23 +163,28 @@ def timeline_figure(doc: dict, repetition: int = results.FIRST, tests: Optional[
     axes = fig.subplots(len(recs), 1, squeeze=False)[:, 0]
     for ax, rec in zip(axes, recs):
         bins = rec["bins"]
-        edges, means = bin_edges(bins), _means(bins)
+        with np.errstate(all="ignore"):
+            edges, means = bin_edges(bins), _means(bins)
+        if not (drawable(edges[0]) and drawable(edges[-1]) and edges[-1] > edges[0]):
+            ax.text(0.5, 0.5, "time bins beyond what an axis can show", transform=ax.transAxes,
+                    ha="center", va="center")
+            continue
         for k, (a, b) in enumerate(on_spans(bins)):
             ax.axvspan(a, b, color=ON_COLOUR, alpha=0.18, lw=0, label="burst ON" if k == 0 else None)
         centres = (edges[:-1] + edges[1:]) / 2
         ax.plot(centres, means, color="tab:red", lw=1, drawstyle="steps-mid",
                 label=f"mean per {bins['width_s'] * 1e3:g} ms bin")
-        if rec.get("isolated_avg") is not None:
+        if drawable(rec.get("isolated_avg")):
             ax.axhline(rec["isolated_avg"], color="tab:blue", ls="--", lw=1, label="isolated Avg")
         finite = means[np.isfinite(means)]
         if finite.size and finite.min() > 0 and finite.max() / finite.min() > 30:
             ax.set_yscale("log")
         ax.set_xlim(edges[0], edges[-1])
-        ax.set_ylabel(rec.get("unit", ""))
+        ax.set_ylabel(text_safe.label(rec.get("unit", "")))
         r = rec["recovery"]
-        ax.set_title(f"{_title(rec)}: during bursts {_v(rec['during_bursts']['avg'])}, between "
-                     f"{_v(rec['between_bursts']['avg'])} {rec.get('unit', '')}; recovered "
-                     f"{r['recovered']} of {r['bursts']}", fontsize="medium")
+        ax.set_title(text_safe.label(f"{_title(rec)}: during bursts {_v(rec['during_bursts']['avg'])}, between "
+                                     f"{_v(rec['between_bursts']['avg'])} {rec.get('unit', '')}; recovered "
+                                     f"{r['recovered']} of {r['bursts']}"), fontsize="medium")
         ax.legend(loc="upper left", fontsize="small")
         if counters is not None:
             _draw_counters(ax, rec, counters, ports, edges[0], edges[-1])
@@ -190,7 +193,7 @@ def timeline_figure(doc: dict, repetition: int = results.FIRST, tests: Optional[
 
 
 def _v(x) -> str:
-    return "–" if x is None else f"{x:.3g}"
+    return number_text.general(x, 3, "–")
 
 
 def recovery_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
@@ -204,11 +207,14 @@ def recovery_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
     stats, positions, labels, empty = [], [], [], []
     for i, rec in enumerate(recs, start=1):
         r = rec["recovery"]
-        labels.append(f"{catalog.short_name(rec['test'])}\n{rec['table']}\n{r['recovered']}/{r['bursts']} "
-                      "recovered")
+        labels.append(text_safe.label(f"{catalog.short_name(rec['test'])}\n{rec['table']}\n"
+                                      f"{r['recovered']}/{r['bursts']} recovered"))
         if r["recovered"] and r.get("median_s") is not None:
             ms = {k: 1e3 * (r.get(k) if r.get(k) is not None else r["median_s"])
                   for k in ("median_s", "p25_s", "p75_s", "min_s", "max_s")}
+            if not all(drawable(v) for v in ms.values()):
+                empty.append(i)
+                continue
             stats.append({"med": ms["median_s"], "q1": ms["p25_s"], "q3": ms["p75_s"],
                           "whislo": ms["min_s"], "whishi": ms["max_s"]})
             positions.append(i)
@@ -224,7 +230,8 @@ def recovery_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
                         fontsize="small")
     ax.set_xticks(range(1, len(recs) + 1), labels, fontsize="small")
     ax.set_xlim(0.4, len(recs) + 0.6)
-    ax.set_ylim(bottom=0, top=max([s["whishi"] for s in stats] + [1e3 * recs[0]["bins"]["width_s"]]) * 1.3)
+    tops = [s["whishi"] for s in stats] + [v for v in [1e3 * recs[0]["bins"]["width_s"]] if drawable(v)]
+    ax.set_ylim(bottom=0, top=max(tops + [1.0]) * 1.3)
     for i in empty:
         ax.text(i, ax.get_ylim()[1] / 2, "none\nrecovered", ha="center", va="center", fontsize="small")
     ax.set_ylabel("recovery time (ms)")
@@ -234,8 +241,8 @@ def recovery_figure(doc: dict, repetition: int = results.FIRST) -> Figure:
 
 # -- report section --------------------------------------------------------
 
-def _cell(x, spec="{:.1f}") -> Markup:
-    return fmt('<td class="num">{}</td>', "–" if x is None else spec.format(x))
+def _cell(x, decimals: int = 1) -> Markup:
+    return fmt('<td class="num">{}</td>', number_text.fixed(x, decimals, "–"))
 
 
 def section(doc: dict, figs, repetition: int = results.FIRST) -> Markup:
@@ -245,8 +252,7 @@ def section(doc: dict, figs, repetition: int = results.FIRST) -> Markup:
                     _cell(r["during_bursts"]["avg"]), _cell(r["during_bursts"]["p99"]),
                     _cell(r["between_bursts"]["avg"]), _cell(r["between_bursts"]["p99"]),
                     r["recovery"]["recovered"], r["recovery"]["bursts"],
-                    _cell(None if r["recovery"].get("median_s") is None else 1e3 * r["recovery"]["median_s"],
-                          "{:.2f}"))
+                    _cell(None if r["recovery"].get("median_s") is None else 1e3 * r["recovery"]["median_s"], 2))
                 for r in recs)
     table = fmt('<table class="gpcnet" id="table-timeline"><caption>Canaries during and between bursts'
                 "</caption><tr><th>Test</th><th>Table</th><th>Isolated Avg</th><th>During Avg</th>"

@@ -11,6 +11,12 @@ import math
 import statistics
 
 from gpcnet.impact import congestion_impact
+from gpcnet.number_text import measured
+
+# Every number of a run is read through measured(): a value a file can
+# hold but no measurement can (1.7e308, 5e-324, an integer of 400 digits)
+# counts as missing, so that the means, standard errors and fits below
+# cannot overflow and the figures can draw what is left.
 
 
 CORUN_PAIRS = (("II", "IV"), ("I", "III"))
@@ -39,13 +45,13 @@ def run_metric(run: dict):
     (testbed), else the mean of the nodes' InfiniBand ratios."""
     c = run.get("counters") or {}
     if "metric" in c:
-        value = (c.get("metric") or {}).get("stall_ratio")
+        value = measured((c.get("metric") or {}).get("stall_ratio"))
         what = f"stall/flit ratio ({c.get('stall_counter')} / {c.get('flit_counter')})"
         return (value, what) if value is not None else (None, None)
-    sw = [s["stall_ratio"] for s in (c.get("switch_stall") or {}).values() if s.get("stall_ratio") is not None]
+    sw = [v for s in (c.get("switch_stall") or {}).values() if (v := measured(s.get("stall_ratio"))) is not None]
     if sw:
         return statistics.fmean(sw), "switch overlimits / packets"
-    nd = [n["stall_ratio"] for n in (c.get("nodes") or {}).values() if n.get("stall_ratio") is not None]
+    nd = [v for n in (c.get("nodes") or {}).values() if (v := measured(n.get("stall_ratio"))) is not None]
     if nd:
         return statistics.fmean(nd), "InfiniBand port_xmit_wait / port_xmit_data"
     return None, None
@@ -54,7 +60,7 @@ def run_metric(run: dict):
 def time_of(run: dict, measure: str) -> float | None:
     """What a run's time is for normalising: its figure of merit when the
     study measures by it (config time_measure "fom"), else the wall time."""
-    return run.get("fom") if measure == "fom" else run.get("wall_s")
+    return measured(run.get("fom") if measure == "fom" else run.get("wall_s"))
 
 
 def normalised_times(ok: list, measure: str, ref, lower: bool) -> dict:
@@ -82,8 +88,16 @@ def linear_fit(xs: list, ys: list) -> dict | None:
         return None
     import numpy as np
     x, y = np.asarray(xs, float), np.asarray(ys, float)
-    slope, icpt = np.polyfit(x, y, 1)
-    r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else None
+    # Values of very different magnitudes (1e-90 beside 1e90) can make the
+    # least squares fail or overflow: then there is no line to show.
+    with np.errstate(all="ignore"):
+        try:
+            slope, icpt = np.polyfit(x, y, 1)
+            r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else None
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+    if not (math.isfinite(slope) and math.isfinite(icpt)) or (r is not None and not math.isfinite(r)):
+        return None
     return {"slope": float(slope), "intercept": float(icpt), "r": r, "points": len(xs)}
 
 
@@ -94,9 +108,9 @@ def stall_series(run: dict) -> dict | None:
     series = c.get("series") or []
     if not series:
         return None
-    return {"id": run["id"], "setting": run["setting"], "t": [iv["t"] for iv in series],
-            "stall_per_s": [iv.get("stall_per_s") for iv in series],
-            "threshold": c.get("stall_threshold"), "counter": c.get("stall_counter")}
+    return {"id": run["id"], "setting": run["setting"], "t": [measured(iv["t"]) for iv in series],
+            "stall_per_s": [measured(iv.get("stall_per_s")) for iv in series],
+            "threshold": measured(c.get("stall_threshold")), "counter": c.get("stall_counter")}
 
 
 TILE_KINDS = (("ntile", "network tiles"), ("ptile", "processor tiles"))
@@ -146,7 +160,7 @@ def summarise(study: dict) -> dict:
         t = sorted(times[s])
         norm = sorted(v for r in ok if r["setting"] == s and (v := scaled["runs"].get(r["id"])) is not None)
         q = statistics.quantiles(norm, n=4, method="inclusive") if len(norm) >= 2 else norm * 3
-        foms = [r["fom"] for r in ok if r["setting"] == s and r.get("fom") is not None]
+        foms = [v for r in ok if r["setting"] == s and (v := measured(r.get("fom"))) is not None]
         out["settings"][s] = {"runs": len(t), "median_s": statistics.median(t) if t else None,
                               "median_fom": statistics.median(foms) if foms else None,
                               "normalised": norm,
@@ -196,12 +210,21 @@ def summarise(study: dict) -> dict:
     return out
 
 
-def paper_bandwidth_ratio(load_test: dict) -> float:
+def paper_bandwidth_ratio(load_test: dict) -> float | None:
     """The paper's bandwidth ratio, loaded / isolated. Documents written
     before it was followed (no "bandwidth_ratio_is") hold the load test's
     Congestion Impact there, isolated / loaded: turned around."""
-    value = load_test["bandwidth_ratio"]
+    value = measured(load_test["bandwidth_ratio"])
+    if value is None or value == 0:
+        return None
     return value if load_test.get("bandwidth_ratio_is") == "loaded / isolated" else 1.0 / value
+
+
+def _node_count(run: dict):
+    """How many nodes a scale run used: its app_nodes, else the node count
+    its setting names ("16"); None when neither says."""
+    setting = run["setting"]
+    return len(run.get("app_nodes") or []) or (int(setting) if setting.isdigit() and len(setting) <= 9 else None)
 
 
 def summarise_scale(study: dict) -> dict:
@@ -210,11 +233,12 @@ def summarise_scale(study: dict) -> dict:
     represents an experiment run"), per node count their means and
     standard errors, and a linear fit of bandwidth ratio on stall ratio."""
     ok = [r for r in study["runs"] if r.get("status") == "ok"
-          and (r.get("load_test") or {}).get("bandwidth_ratio")]
+          and (r.get("load_test") or {}).get("bandwidth_ratio")
+          and paper_bandwidth_ratio(r["load_test"]) is not None and _node_count(r)]
     points = []
     for r in ok:
         m, what = run_metric(r)
-        points.append({"id": r["id"], "nodes": len(r.get("app_nodes") or []) or int(r["setting"]),
+        points.append({"id": r["id"], "nodes": _node_count(r),
                        "bandwidth_ratio": paper_bandwidth_ratio(r["load_test"]), "stall_ratio": m, "what": what,
                        "test": r["load_test"].get("bandwidth_test")})
     counts = []

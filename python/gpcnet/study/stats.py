@@ -55,18 +55,23 @@ def significance(p: float | None) -> float | None:
 
 
 def _values(runs: list, use_fom: bool) -> list:
-    return [r["fom"] if use_fom else r["wall_s"] for r in runs]
+    # As the study report reads them (number_text.measured): a value no
+    # measurement can be (1.7e308, a 400-digit integer) counts as missing,
+    # so the means cannot overflow.
+    from gpcnet.number_text import measured
+    return [v for r in runs if (v := measured(r.get("fom") if use_fom else r.get("wall_s"))) is not None]
 
 
 def slowest_rank(runs: list) -> dict | None:
     """Over the runs of one pattern: the slowest bully rank of each run
     (MiB/s), their median and minimum, also in Gbit/s (the poster's unit)."""
+    from gpcnet.number_text import measured
     per_run = []
     for r in runs:
         for k in (r.get("congestor") or {}).get("kernels") or []:
             slow = k.get("slowest_rank") or {}
-            if isinstance(slow.get("mib_s"), (int, float)):
-                per_run.append(slow["mib_s"])
+            if isinstance(slow, dict) and measured(slow.get("mib_s")) is not None:
+                per_run.append(measured(slow["mib_s"]))
     if not per_run:
         return None
     med, low = statistics.median(per_run), min(per_run)
