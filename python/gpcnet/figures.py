@@ -9,7 +9,9 @@ GUI backend or global state is involved.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import warnings
 from typing import Optional
 
 import matplotlib
@@ -31,9 +33,15 @@ PHASES = (("isolated", "Isolated", "tab:blue"), ("loaded", "With congestors", "t
 LITERAL_TEXT_RC = {"text.usetex": False}
 
 
+@contextlib.contextmanager
 def literal_text():
-    """The context figures are built and drawn in (see LITERAL_TEXT_RC)."""
-    return matplotlib.rc_context(LITERAL_TEXT_RC)
+    """The context figures are built and drawn in: LaTeX off (see
+    LITERAL_TEXT_RC); numpy's overflow warnings and matplotlib's warnings
+    (an empty legend, a singular axis range from odd values in a file)
+    kept off stderr, where the only line is the command's result."""
+    with matplotlib.rc_context(LITERAL_TEXT_RC), np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _stairs(bins: list) -> tuple:
@@ -242,9 +250,7 @@ def render(fig: Figure, fmt: str) -> bytes:
     same document gives the same file)."""
     metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else None
     buf = io.BytesIO()
-    # numpy's overflow warnings inside matplotlib are not printed: the
-    # figure draws, or the error is one line.
-    with literal_text(), np.errstate(all="ignore"):
+    with literal_text():
         fig.savefig(buf, format=fmt, dpi=150, metadata=metadata)
     return buf.getvalue()
 

@@ -103,10 +103,9 @@ def run(args) -> int:
     if args.kind in ("hist", "sweep"):
         _check_tests(args, doc)
     preflight(args.output, args.force)
-    import numpy as np
     # Labels from files are made literal for matplotlib's mathtext, so it
-    # must not hand them to LaTeX; numpy's overflow warnings stay off stderr.
-    with figures.literal_text(), np.errstate(all="ignore"):
+    # must not hand them to LaTeX; no warning reaches stderr.
+    with figures.literal_text():
         fig = _figure(args, doc)
     note = results.repetition_note(args.run, doc, args.repetition)
     if note and args.kind in ("hist", "ci", "sweep"):

@@ -21,14 +21,7 @@ def render_study(study: dict) -> str:
 
 def _drawing():
     """Figures are built and drawn with matplotlib's LaTeX off (labels from
-    files are made literal for its own mathtext: figures.literal_text)
-    and without numpy's overflow warnings on stderr."""
-    import contextlib
-
-    import numpy as np
-
+    files are made literal for its own mathtext) and no warnings on
+    stderr: figures.literal_text."""
     from gpcnet.figures import literal_text
-    stack = contextlib.ExitStack()
-    stack.enter_context(literal_text())
-    stack.enter_context(np.errstate(all="ignore"))
-    return stack
+    return literal_text()
