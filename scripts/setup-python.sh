@@ -2,7 +2,11 @@
 # Install what the gpcnet Python tool and its tests need: headless Chromium
 # (the HTML report test opens the report in it) and the package itself in
 # editable mode with its test extra. Safe to run again; never asks anything.
+# --quick: the package and its test extra only (what `scripts/test.sh
+# --quick` needs): no Chromium, no venv module, no testbed.
 set -euo pipefail
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export DEBIAN_FRONTEND=noninteractive
@@ -21,7 +25,7 @@ apt_install() {
     as_root apt-get install -y -q --no-install-recommends "$@" </dev/null
 }
 
-if ! command -v chromium >/dev/null 2>&1; then
+if [ "$quick" -eq 0 ] && ! command -v chromium >/dev/null 2>&1; then
     echo "setup-python: installing chromium"
     # Fonts so that the HTML text renders in screenshots.
     apt_install chromium fonts-dejavu-core
@@ -32,7 +36,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 # tests/docs gives its throw-away unprivileged user the tool in a venv of
 # Debian's Python (the one running the tests may be private to root).
-if ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+if [ "$quick" -eq 0 ] && ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     echo "setup-python: installing python3-venv"
     apt_install python3 python3-venv
 fi
@@ -56,6 +60,6 @@ if ! python3 -m pip install --quiet -e "$repo/python[test]" </dev/null 2>"$log";
     fi
 fi
 # The testbed (`gpcnet testbed`): Slurm, munge, namespaces tools, pyroute2.
-bash "$repo/scripts/setup-testbed.sh"
+[ "$quick" -eq 1 ] || bash "$repo/scripts/setup-testbed.sh"
 
 echo "setup-python: done ($(python3 -m gpcnet --version 2>/dev/null || echo 'gpcnet not importable'))"

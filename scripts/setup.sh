@@ -2,7 +2,8 @@
 # Install what building and running GPCNeT needs on Debian 12: a C compiler,
 # CMake and an MPI library (Open MPI from Debian, unless an mpicc is already
 # there). Safe to run again; never asks anything. With --python it also sets
-# up the gpcnet analysis tool and its test dependencies.
+# up the gpcnet analysis tool and its test dependencies (--python-quick:
+# without the browser and the testbed, for `scripts/test.sh --quick`).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APT_WHO=setup
@@ -20,6 +21,7 @@ if [ ${#need[@]} -gt 0 ]; then
     apt_install "${need[@]}"
 fi
 
-if [ "${1:-}" = "--python" ]; then
-    bash "$repo/scripts/setup-python.sh"
-fi
+case "${1:-}" in
+    --python) bash "$repo/scripts/setup-python.sh" ;;
+    --python-quick) bash "$repo/scripts/setup-python.sh" --quick ;;
+esac

@@ -6,11 +6,15 @@
 #      compilers, Open MPI, MPICH, SimGrid, clang, valgrind, pytest;
 #   2. builds build-mpich, build-simgrid, build-openmpi,
 #      build-openmpi-asan and build-fuzz (scripts/build.sh);
-#   3. runs: the C unit tests and the integration + reliability suites
-#      under MPICH; network_test and network_load_test under SimGrid on
-#      the platforms/ clusters; the integration + reliability suites on
-#      the ASan+UBSan build under Open MPI, and LeakSanitizer on small
-#      jobs; valgrind memcheck on small jobs; a short fuzzing run.
+#   3. runs: the C unit tests and, of the integration + reliability
+#      suites, the tests of what differs between builds (every_build in
+#      tests/tiers.py: start-up and exit paths, one-sided windows, signals
+#      and faults, the catalogue) under MPICH; network_test and
+#      network_load_test under SimGrid on the platforms/ clusters; on the
+#      ASan+UBSan build under Open MPI the every_build integration tests and
+#      the whole reliability catalogue, and
+#      LeakSanitizer on small jobs; valgrind memcheck on small jobs; a
+#      short fuzzing run.
 #
 #   scripts/test-reliability.sh [--no-install] [--fuzz-seconds N] [--only STEPS]
 #
@@ -160,20 +164,12 @@ if want mpich && [ -n "${built[mpich]:-}" ]; then
 
     # MPICH busy-polls; on an oversubscribed host it should yield.
     mpich_env=(GPCNET_MPI=mpich "GPCNET_BUILD_DIR=$repo/build-mpich" MPIR_CVAR_POLLS_BEFORE_YIELD=1)
-    # MPICH busy-polls: 20-40 oversubscribed ranks crawl on 2 cores. The
-    # longest MPI-independent cases (sweep, repeat, colocated, 10 x 4 ranks;
-    # 4 minutes of the 7 under MPICH) run under Open MPI and ASan only. So
-    # does the converge case with its 30 s limit: a measurement of its
-    # latency canary took 40 s under MPICH here.
-    run_pytest mpich-integration "${mpich_env[@]}" -- tests/integration \
-        --deselect tests/integration/test_load_test.py::test_ten_nodes_four_ppn \
-        --deselect tests/integration/test_studies.py::test_colocated_placement \
-        --deselect tests/integration/test_studies.py::test_repeat_statistics_from_the_repetitions \
-        --deselect tests/integration/test_studies.py::test_sweep_runs_each_congestor_alone_then_all \
-        --deselect tests/integration/test_studies.py::test_sweep_matrix_equals_the_cells \
-        --deselect tests/integration/test_studies.py::test_sweep_prints_the_usual_tables_then_the_matrix \
-        --deselect tests/integration/test_studies.py::test_converge_ends_the_congestor_passes_too
-    run_pytest mpich-reliability "${mpich_env[@]}" -- tests/reliability
+    # Under MPICH only what differs between MPI implementations (the
+    # every_build list of tests/tiers.py: start-up and exit paths, one-sided
+    # windows, signals and faults, the catalogue); the rest is the same code
+    # whatever the MPI, and runs under Open MPI in scripts/test.sh.
+    run_pytest mpich-integration "${mpich_env[@]}" -- -m every_build tests/integration
+    run_pytest mpich-reliability "${mpich_env[@]}" -- -m every_build tests/reliability
 fi
 
 if want simgrid && [ -n "${built[simgrid]:-}" ]; then
@@ -187,7 +183,10 @@ if want asan && [ -n "${built[openmpi-asan]:-}" ]; then
     asan_env=(GPCNET_MPI=openmpi "GPCNET_BUILD_DIR=$repo/build-openmpi-asan"
               ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
-    run_pytest asan-integration "${asan_env[@]}" -- tests/integration
+    # The integration tests run whole under Open MPI in scripts/test.sh:
+    # here those of what differs between builds. The reliability catalogue
+    # runs whole here (it has no plain Open MPI run of its own).
+    run_pytest asan-integration "${asan_env[@]}" -- -m every_build tests/integration
     run_pytest asan-reliability "${asan_env[@]}" -- tests/reliability
 fi
 

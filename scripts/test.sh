@@ -1,25 +1,43 @@
 #!/usr/bin/env bash
-# The whole test suite: C unit tests (ctest), MPI integration tests on
-# emulated nodes (Open MPI), the gpcnet Python tool's tests (with a real
-# headless browser), the testbed, packaging, studies, every runnable example
-# of README.md and docs/ as written (tests/docs), then
-# scripts/test-reliability.sh: the integration tests and the fault catalogue
-# under MPICH and on the ASan+UBSan Open MPI build, SimGrid, valgrind and a
+# The test suite, in two tiers (docs/reliability.md#test-tiers):
+#
+#   bash scripts/test.sh           the whole suite (what CI runs)
+#   bash scripts/test.sh --quick   C unit tests, the gpcnet Python tool (no
+#                                  browser), a representative Open MPI
+#                                  integration subset, the security checks and
+#                                  the docs checks that need no testbed
+#
+# The whole suite: C unit tests (ctest), MPI integration tests on emulated
+# nodes (Open MPI), the gpcnet Python tool's tests (with a real headless
+# browser), the testbed, packaging, studies, every runnable example of
+# README.md and docs/ as written (tests/docs), then
+# scripts/test-reliability.sh: under MPICH and on the ASan+UBSan Open MPI
+# build the tests of what differs between builds (start-up, one-sided
+# windows, signals and faults, the catalogue), SimGrid, valgrind and a
 # short fuzz run.
 # Installs what is missing first (Debian packages through apt-get, with sudo
 # when not root; Python packages with pip): a compiler, CMake, Open MPI, the
-# gpcnet tool with pytest, pytest-timeout and ReFrame, headless Chromium,
-# python3-venv (as root, tests/docs makes a venv of Debian's Python with the
-# tool's dependencies for its unprivileged user, /var/cache/gpcnet-tests),
-# iproute2, pyroute2, Slurm, munge and the testbed's MPICH (PyPI),
-# LAMMPS and HPCC, Debian's MPICH, SimGrid, clang and valgrind.
-# Time: about 40 minutes on a 2-core machine (CI on a fresh clone,
-# 2026-11-26: 37 and 41 minutes).
-# Ends with one line "N passed, M failed".
+# gpcnet tool with pytest, pytest-timeout, Hypothesis and ReFrame; for the
+# whole suite also headless Chromium, python3-venv (as root, tests/docs makes
+# a venv of Debian's Python with the tool's dependencies for its
+# unprivileged user, /var/cache/gpcnet-tests), iproute2, pyroute2, Slurm,
+# munge and the testbed's MPICH (PyPI), LAMMPS, HPCC, GROMACS and hypre,
+# Debian's MPICH, SimGrid, clang and valgrind. --quick installs only the
+# first group.
+# Each stage prints its time; the last line is "N passed, M failed".
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-bash scripts/setup.sh --python || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+quick=0
+case "${1:-}" in
+    "") ;;
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (--quick, or nothing for the whole suite)" >&2; exit 2 ;;
+esac
+t_suite=$SECONDS
+if [ "$quick" -eq 1 ]; then setup=--python-quick; else setup=--python; fi
+bash scripts/setup.sh "$setup" || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
 passed=0
 failed=0
@@ -33,11 +51,12 @@ count() { # stage name, log file: add the pytest/ctest counts of a stage
 stage_failed=0
 run_stage() { # name, command...
     local name="$1"; shift
-    local log; log="$(mktemp)"
+    local log t=$SECONDS; log="$(mktemp)"
     echo "=== $name"
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     count "$name" "$log"
+    echo "=== $name: $((SECONDS - t)) s"
     if [ "$rc" -ne 0 ]; then
         echo "=== $name: FAILED (exit $rc)"
         stage_failed=1
@@ -45,6 +64,14 @@ run_stage() { # name, command...
         grep -Eq '[0-9]+ failed' "$log" || failed=$((failed + 1))
     fi
     rm -f "$log"
+}
+
+# JUnit files of each pytest stage: the slowest cases are listed at the end.
+logs="$repo/build-tests"
+rm -rf "$logs"; mkdir -p "$logs"
+pt() { # stage label, pytest arguments...
+    local label="$1"; shift
+    python3 -m pytest -q --junitxml="$logs/$label.xml" "$@"
 }
 
 export GPCNET_BUILD_DIR="$repo/build"
@@ -60,20 +87,42 @@ build_and_unit() {
     echo "ctest: $(( ${total:-0} - ${bad:-0} )) passed, ${bad:-1} failed"
     return $rc
 }
+studies() { bash scripts/setup-apps.sh && pt studies tests/studies; }
+slowest() { # the 20 slowest cases of the stages that ran
+    echo
+    python3 tests/slowest.py --top 20 "$logs"/*.xml "$@" 2>/dev/null || true
+}
 run_stage "C unit tests" build_and_unit
-run_stage "MPI integration tests (Open MPI)" python3 -m pytest -q tests/integration
-run_stage "gpcnet Python tool" python3 -m pytest -q tests/python
-run_stage "testbed (emulated cluster, root)" python3 -m pytest -q tests/testbed
+if [ "$quick" -eq 1 ]; then
+    run_stage "MPI integration tests (Open MPI), the quick subset" \
+        pt integration-quick -m quick tests/integration
+    run_stage "gpcnet Python tool (without the browser)" pt python-quick -m "not full_only" tests/python
+    run_stage "security: the checks that need no testbed or applications" \
+        pt security-quick -m "not full_only" tests/security
+    run_stage "docs: every block marked, parsed, naming files that exist" \
+        pt docs-quick -k "not runs_as" tests/docs
+    slowest
+    echo
+    echo "quick tier: $((SECONDS - t_suite)) s"
+    echo "$passed passed, $failed failed"
+    [ "$stage_failed" -eq 0 ] && [ "$failed" -eq 0 ]
+    exit
+fi
+run_stage "MPI integration tests (Open MPI)" pt integration tests/integration
+run_stage "gpcnet Python tool" pt python tests/python
+run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
-run_stage "packaging: Spack, Benchpark and ReFrame" python3 -m pytest -q -rs tests/packaging
-run_stage "gpcnet study (co-run, bullies, counters)" sh -c 'bash scripts/setup-apps.sh && python3 -m pytest -q tests/studies'
-run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" python3 -m pytest -q tests/security
-run_stage "docs: every runnable example as written" python3 -m pytest -q tests/docs
+run_stage "packaging: Spack, Benchpark and ReFrame" pt packaging -rs tests/packaging
+run_stage "gpcnet study (co-run, bullies, counters)" studies
+run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security tests/security
+run_stage "docs: every runnable example as written" pt docs tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi
 
+slowest "$repo"/build-reliability/*.xml
 echo
+echo "whole suite: $((SECONDS - t_suite)) s"
 echo "$passed passed, $failed failed"
 [ "$stage_failed" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -138,5 +138,7 @@ class ProcessGuard:
 
 
 def register(config) -> None:
+    import tiers   # the tier marks (tests/tiers.py): every conftest registers through here
+    tiers.register(config)
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
         config.pluginmanager.register(ProcessGuard(), PLUGIN_NAME)

@@ -1,0 +1,125 @@
+"""The test tiers (scripts/test.sh, docs/reliability.md#test-tiers), said
+in one place: which tests the quick tier runs, which only the whole suite
+runs, and which run again under every MPI implementation and build.
+Registered by every conftest through process_guard.register; a test may
+also carry the marks itself.
+
+- quick: the representative Open MPI integration subset of
+  `scripts/test.sh --quick` (the whole suite runs every test);
+- full_only: left out of `--quick` (needs the browser, the testbed,
+  applications, or minutes of work);
+- every_build: exercises what differs between MPI implementations and
+  builds (start-up and exit paths, one-sided windows, signals and faults,
+  the kernel catalogue): run again under MPICH and on the ASan+UBSan build
+  by scripts/test-reliability.sh, where the other tests are not repeated
+  (the logic they check is the same code whatever the MPI).
+
+Entries are paths below tests/, optionally with ::test_name (all its
+parameters).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+MARKS = {
+    "quick": "in the representative integration subset of scripts/test.sh --quick",
+    "full_only": "left out of scripts/test.sh --quick (browser, testbed, applications or minutes)",
+    "every_build": "run under every MPI implementation and build (scripts/test-reliability.sh)",
+}
+
+# One run of each program (all 8 isolated tests; the 3 canaries beside the
+# 4 congestors), exit paths, one-sided windows, the catalogue, bursts.
+QUICK = [
+    "integration/test_network_test.py::test_all_eight_tests_in_order_in_80_columns",
+    "integration/test_network_test.py::test_json_matches_text_to_printed_precision",
+    "integration/test_network_test.py::test_statistics_are_consistent",
+    "integration/test_network_test.py::test_settings_are_reported",
+    "integration/test_load_test.py::test_three_tables_in_80_columns",
+    "integration/test_load_test.py::test_json_matches_text_and_impact_arithmetic",
+    "integration/test_load_test.py::test_congestors_really_moved_bytes",
+    "integration/test_load_test.py::test_placement_and_node_lists",
+    "integration/test_errors.py::test_network_test_needs_two_nodes",
+    "integration/test_errors.py::test_bad_usage_exits_2_with_usage_once",
+    "integration/test_errors.py::test_help_and_version",
+    "integration/test_errors.py::test_existing_results_need_force",
+    "integration/test_rma_window.py",
+    "integration/test_kernel_catalog.py",
+    "integration/test_histogram_json.py",
+    "integration/test_load_sync.py",
+    "integration/test_source_layout.py",
+    "integration/test_bursts.py::test_network_congestor_bursts",
+]
+
+FULL_ONLY = [
+    "python/test_browser.py",          # headless Chromium
+    "python/test_study_browser.py",
+]
+
+EVERY_BUILD = [
+    # start-up, all kernels (one-sided included), exit paths of the launchers
+    "integration/test_network_test.py",
+    "integration/test_load_test.py::test_three_tables_in_80_columns",
+    "integration/test_load_test.py::test_json_matches_text_and_impact_arithmetic",
+    "integration/test_load_test.py::test_congestors_really_moved_bytes",
+    "integration/test_load_test.py::test_placement_and_node_lists",
+    "integration/test_load_test.py::test_uneven_ppn_load_test",
+    "integration/test_errors.py",
+    "integration/test_rma_window.py",
+    "integration/test_load_sync.py",
+    "integration/test_canary_params.py",
+    # the catalogue: every kernel, extras included
+    "integration/test_kernel_catalog.py",
+    "integration/test_extra_kernels.py",
+    # what the MPI's progress changes: pacing of collectives, the agreement
+    # of --converge, the node probe's timing of a delayed node
+    "integration/test_burst_pacing.py",
+    "integration/test_converge.py::test_one_iteration_loops_on_ten_nodes_end",
+    "integration/test_node_probe.py",
+    # signals, deadlines, faults, lost ranks, oversubscription
+    "reliability/test_interrupts.py",
+    "reliability/test_deadline.py",
+    "reliability/test_fault_probe.py",
+    "reliability/test_congestor.py",
+    "reliability/test_congestor_ranks.py",
+    "reliability/test_oversubscription.py",
+    "reliability/test_json_phases.py",
+    "reliability/test_nodes.py",
+    "reliability/test_bad_options.py",
+    # the C programs' file handling (error paths the sanitizers check)
+    "reliability/test_output.py",
+    "reliability/test_planted_links.py",
+    "reliability/test_special_files.py",
+]
+
+_LISTS = {"quick": QUICK, "full_only": FULL_ONLY, "every_build": EVERY_BUILD}
+
+
+def _key(item) -> str:
+    try:
+        rel = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return ""
+    return f"{rel}::{getattr(item, 'originalname', item.name)}"
+
+
+def listed(key: str, entries) -> bool:
+    return any(key == e or key.startswith(e + "::") if "::" not in e else key == e for e in entries)
+
+
+class TierMarks:
+    def pytest_collection_modifyitems(self, config, items):
+        import pytest
+        for item in items:
+            key = _key(item)
+            for mark, entries in _LISTS.items():
+                if listed(key, entries):
+                    item.add_marker(getattr(pytest.mark, mark))
+
+
+def register(config) -> None:
+    for name, what in MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
+    if not config.pluginmanager.has_plugin("gpcnet-tiers"):
+        config.pluginmanager.register(TierMarks(), "gpcnet-tiers")
