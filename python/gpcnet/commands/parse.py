@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
-from pathlib import Path
 
+from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, write_output
 from gpcnet.errors import GpcnetError
 
@@ -15,7 +17,7 @@ def add_parser(sub) -> None:
                        description="Read the text output of network_test / network_load_test (ours or the "
                                    "reference v1.3, default or verbose) and write the results JSON "
                                    "(source \"text\", no histograms, null where the text has no value).")
-    p.add_argument("text", metavar="OUTPUT.txt", help="text output file, or - for stdin")
+    p.add_argument("text", metavar="OUTPUT.txt", help="text output file (a regular file), or - for stdin")
     p.add_argument("-o", "--output", metavar="RUN.json", help="JSON file to write (default: stdout)")
     add_force(p)
     p.set_defaults(func=run)
@@ -26,18 +28,34 @@ def add_parser(sub) -> None:
 MAX_TEXT_BYTES = 64 * 2**20
 
 
+def _open_regular(path: str):
+    """A file object of `path`, which must be a regular file: a named pipe
+    without a writer would block for ever, a device such as /dev/zero
+    never ends (a pipe is read with -, from stdin). O_NONBLOCK keeps the
+    open itself from blocking on a pipe."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise GpcnetError(f"{text_safe.path(path)}: is a directory, not a text output file")
+        raise GpcnetError(f"{text_safe.path(path)}: not a regular file, so not read as text output "
+                          "(read a pipe with -, from stdin)")
+    return os.fdopen(fd, "rb")
+
+
 def _read(path: str) -> tuple:
     try:
         if path == "-":
             where, data = "<stdin>", sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
         else:
-            with open(path, "rb") as f:
-                where, data = path, f.read(MAX_TEXT_BYTES + 1)
+            with _open_regular(path) as f:
+                where, data = text_safe.path(path), f.read(MAX_TEXT_BYTES + 1)
     except OSError as e:
         why = ("no such file" if isinstance(e, FileNotFoundError) else
                "is a directory, not a text output file" if isinstance(e, IsADirectoryError) else
                f"cannot read: {e.strerror}")
-        raise GpcnetError(f"{path}: {why}") from None
+        raise GpcnetError(f"{text_safe.path(path)}: {why}") from None
     if len(data) > MAX_TEXT_BYTES:
         raise GpcnetError(f"{where}: larger than {MAX_TEXT_BYTES // 2**20} MiB, so not GPCNeT text output")
     return where, data.decode("utf-8", errors="replace")
