@@ -17,8 +17,13 @@ KEYS = ("switchname", "nodes", "switches", "linkspeed")
 # More than any machine has: a host list or topology naming more is a typo
 # (n[0-99999999]) and is refused before anything is expanded.
 MAX_NODES = 100_000
+# A topology.conf names its switches, their nodes and the switches each
+# lists: a machine of MAX_NODES nodes has a few thousand switches.
+MAX_NAMES = 2 * MAX_NODES
 MAX_FILE_BYTES = 16 * 2**20
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+:-]{0,254}")
+# Both anchored at the start (\A), so even a search tries one position.
+_NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._+:-]{0,254}")
+_RANGE = re.compile(r"\A(\d{1,18})(?:-(\d{1,18}))?")
 
 
 def shown(text: str, n: int = 40) -> str:
@@ -33,11 +38,10 @@ def check_name(name: str, what: str = "node") -> str:
     return name
 
 
-def expand_hostlist(text: str) -> list:
-    """Slurm host list: `n[01-03,7],gpu5` -> n01 n02 n03 n7 gpu5 (zero
-    padding kept; several bracket groups multiply)."""
-    out, depth, start = [], 0, 0
-    parts = []
+def _parts(text: str) -> list:
+    """The comma-separated names of a host list (commas inside brackets
+    belong to the bracket); brackets balanced and not nested."""
+    depth, start, parts = 0, 0, []
     for i, ch in enumerate(text):
         if ch == "[":
             depth += 1
@@ -53,23 +57,54 @@ def expand_hostlist(text: str) -> list:
     if depth:
         raise ValueError(f"unbalanced '[' in {shown(text)}")
     parts.append(text[start:])
+    return parts
+
+
+def _pieces(part: str) -> list:
+    """`n[1-3]x[5]` -> ["n", "[1-3]", "x", "[5]"] (brackets already checked
+    balanced and flat; str.find, so linear in the part)."""
+    pieces, i = [], 0
+    while i < len(part):
+        j = part.find("[", i)
+        if j < 0:
+            pieces.append(part[i:])
+            break
+        if j > i:
+            pieces.append(part[i:j])
+        k = part.index("]", j)
+        pieces.append(part[j:k + 1])
+        i = k + 1
+    return pieces
+
+
+def plan_hostlist(text: str) -> tuple:
+    """(how many names, plan) of a host list, without making the names:
+    a list naming more than MAX_NODES is refused here, and a file of many
+    lists can add up the counts before any list is expanded."""
     planned, total = [], 0
-    for part in parts:
+    for part in _parts(text):
         if not part:
             raise ValueError(f"empty name in {shown(text)}")
         choices = []
-        for piece in re.split(r"(\[[^\]]*\])", part):
+        count = 1
+        for piece in _pieces(part):
             if piece.startswith("["):
                 choices.append(_ranges(piece[1:-1], text))
-            elif piece:
+            else:
                 choices.append([(piece, piece, 0)])
-        count = 1
-        for c in choices:
-            count *= sum(hi - lo + 1 if isinstance(lo, int) else 1 for lo, hi, _ in c)
+            count *= sum(hi - lo + 1 if isinstance(lo, int) else 1 for lo, hi, _ in choices[-1])
+            if count > MAX_NODES:  # counted before anything is expanded
+                break
         total += count
-        if total > MAX_NODES:  # counted before anything is expanded
+        if total > MAX_NODES:
             raise ValueError(f"{shown(text)} names more than {MAX_NODES} nodes")
         planned.append(choices)
+    return total, planned
+
+
+def expand_planned(planned: list) -> list:
+    """The names of a plan_hostlist() plan, each checked."""
+    out = []
     for choices in planned:
         expanded = [[s for lo, hi, width in c for s in
                      ([lo] if isinstance(lo, str) else (str(v).zfill(width) for v in range(lo, hi + 1)))]
@@ -80,11 +115,18 @@ def expand_hostlist(text: str) -> list:
     return out
 
 
+def expand_hostlist(text: str) -> list:
+    """Slurm host list: `n[01-03,7],gpu5` -> n01 n02 n03 n7 gpu5 (zero
+    padding kept; several bracket groups multiply). At most MAX_NODES
+    names, counted before any is made."""
+    return expand_planned(plan_hostlist(text)[1])
+
+
 def _ranges(body: str, text: str) -> list:
     """(lo, hi, zero-padding width) for each item of a bracket."""
     items = []
     for item in body.split(","):
-        m = re.fullmatch(r"(\d{1,18})(?:-(\d{1,18}))?", item.strip())
+        m = _RANGE.fullmatch(item.strip())
         if not m:
             raise ValueError(f"bad range {shown(item)} in {shown(text)}")
         lo, hi = m.group(1), m.group(2) or m.group(1)
@@ -130,50 +172,84 @@ class Tree:
         return len(self.switches[leaf].parents)
 
 
-def parse(text: str, where: str = "topology.conf") -> Tree:
-    switches: dict = {}
-    logical = []
-    pending, first = "", 0
+def _logical_lines(text: str) -> list:
+    """(first line number, text) of every logical line: comments dropped,
+    `\\` continuations joined (through a list, so linear in the text)."""
+    logical, pending, first = [], [], 0
     for no, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].rstrip()
         if not pending:
             first = no
         if line.endswith("\\"):
-            pending += line[:-1] + " "
+            pending.append(line[:-1])
             continue
-        line = (pending + line).strip()
-        pending = ""
+        line = " ".join(pending + [line]).strip()
+        pending = []
         if line:
             logical.append((first, line))
-    if pending.strip():
-        logical.append((first, pending.strip()))
-    for no, line in logical:
-        fields = {}
-        for tok in line.split():
-            if "=" not in tok:
-                raise GpcnetError(f"{where}:{no}: expected KEY=VALUE, got {shown(tok)}")
-            key, value = tok.split("=", 1)
-            if key.lower() not in KEYS:
-                raise GpcnetError(f"{where}:{no}: unknown key {shown(key)} "
-                                  "(known: SwitchName, Nodes, Switches, LinkSpeed)")
-            if not value:
-                raise GpcnetError(f"{where}:{no}: {key} has no value")
-            fields[key.lower()] = value
-        if "switchname" not in fields:
-            raise GpcnetError(f"{where}:{no}: line has no SwitchName=")
-        name = fields["switchname"]
+    if pending and " ".join(pending).strip():
+        logical.append((first, " ".join(pending).strip()))
+    return logical
+
+
+def _fields(where: str, no: int, line: str) -> dict:
+    fields = {}
+    for tok in line.split():
+        if "=" not in tok:
+            raise GpcnetError(f"{where}:{no}: expected KEY=VALUE, got {shown(tok)}")
+        key, value = tok.split("=", 1)
+        if key.lower() not in KEYS:
+            raise GpcnetError(f"{where}:{no}: unknown key {shown(key)} "
+                              "(known: SwitchName, Nodes, Switches, LinkSpeed)")
+        if not value:
+            raise GpcnetError(f"{where}:{no}: {key} has no value")
+        fields[key.lower()] = value
+    if "switchname" not in fields:
+        raise GpcnetError(f"{where}:{no}: line has no SwitchName=")
+    if "linkspeed" in fields and not fields["linkspeed"].isdigit():
+        raise GpcnetError(f"{where}:{no}: LinkSpeed must be a number, got {shown(fields['linkspeed'])}")
+    return fields
+
+
+def _planned_lines(where: str, text: str) -> list:
+    """(line, switch name, nodes plan, switches plan) of every line, with
+    the names the whole file would produce counted first: at most MAX_NODES
+    nodes and MAX_NAMES names in all (switches, their nodes, the switches
+    they list), so that nothing is expanded for a file that would make
+    millions (200 lines of n[0-99999])."""
+    planned, nodes, names = [], 0, 0
+    for no, line in _logical_lines(text):
+        fields = _fields(where, no, line)
+        try:
+            name = check_name(fields["switchname"], "switch")
+            node_count, node_plan = plan_hostlist(fields["nodes"]) if "nodes" in fields else (0, [])
+            child_count, child_plan = plan_hostlist(fields["switches"]) if "switches" in fields else (0, [])
+        except ValueError as e:
+            raise GpcnetError(f"{where}:{no}: {e}") from None
+        nodes += node_count
+        names += 1 + node_count + child_count
+        if nodes > MAX_NODES:
+            raise GpcnetError(f"{where}:{no}: the file names more than {MAX_NODES} nodes "
+                              "(counted over all its lines before any is expanded)")
+        if names > MAX_NAMES:
+            raise GpcnetError(f"{where}:{no}: the file names more than {MAX_NAMES} switches and nodes in all "
+                              "(counted over all its lines before any is expanded)")
+        planned.append((no, name, node_plan, child_plan))
+    return planned
+
+
+def parse(text: str, where: str = "topology.conf") -> Tree:
+    switches: dict = {}
+    for no, name, node_plan, child_plan in _planned_lines(where, text):
         if name in switches:
             raise GpcnetError(f"{where}:{no}: switch {shown(name)} already defined on line "
                               f"{switches[name].line}")
         sw = Switch(name, no)
         try:
-            check_name(name, "switch")
-            sw.nodes = expand_hostlist(fields["nodes"]) if "nodes" in fields else []
-            sw.children = expand_hostlist(fields["switches"]) if "switches" in fields else []
+            sw.nodes = expand_planned(node_plan)
+            sw.children = expand_planned(child_plan)
         except ValueError as e:
             raise GpcnetError(f"{where}:{no}: {e}") from None
-        if "linkspeed" in fields and not fields["linkspeed"].isdigit():
-            raise GpcnetError(f"{where}:{no}: LinkSpeed must be a number, got {shown(fields['linkspeed'])}")
         switches[name] = sw
     if not switches:
         raise GpcnetError(f"{where}: no switches (expected lines like 'SwitchName=s0 Nodes=n[1-4]')")
@@ -185,11 +261,9 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
             switches[child].parents.append(sw.name)
         for n in sw.nodes:
             if n in owner:
-                raise GpcnetError(f"{where}:{sw.line}: node {n!r} is already under switch "
-                                  f"{owner[n]!r} (line {switches[owner[n]].line})")
+                raise GpcnetError(f"{where}:{sw.line}: node {shown(n)} is already under switch "
+                                  f"{shown(owner[n])} (line {switches[owner[n]].line})")
             owner[n] = sw.name
-            if len(owner) > MAX_NODES:
-                raise GpcnetError(f"{where}:{sw.line}: more than {MAX_NODES} nodes")
     if not owner:
         raise GpcnetError(f"{where}: no switch has Nodes=")
     return Tree(switches)
