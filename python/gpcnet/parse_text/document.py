@@ -18,7 +18,9 @@ _TITLES = {
     "Network Tests running with Congestion Tests": "loaded",
 }
 _KEY_RESULTS = "Network Tests running with Congestion Tests - Key Results"
-_VERBOSE_LOADED = re.compile(r"Network Tests running with Congestion Tests \( *([^ ].*) Network Test\)")
+# \A: one start only (unanchored, a title of the prefix repeated would
+# be rescanned from every repeat).
+_VERBOSE_LOADED = re.compile(r"\ANetwork Tests running with Congestion Tests \( *([^ ].*) Network Test\)")
 # Sweep and repeat runs print tables the one-run document cannot hold.
 # ([ \t]* and not \s*: a run of blank lines must not be rescanned per line.)
 _STUDY = re.compile(r"^[ \t]*(congestor sweep = yes|burst sweep = |repeat = [0-9]+ \(|Repetition 1 of [0-9]+)",
@@ -127,12 +129,13 @@ def _config_and_environment(p: Scanner, tables: dict, verbose) -> tuple:
 
 def parse_text(text: str, where: str) -> dict:
     """Parse GPCNeT text output into a results document (not yet validated)."""
+    p = Scanner(text, where)  # refuses an over-long line first
     # The JSON of sweep and repeat runs has everything; send the user there.
     study = _STUDY.search(text)
     if study:
         raise GpcnetError(f"{where}: text output of --congestor-sweep / --burst-sweep / --repeat runs is not parsed "
                           "(found '" + study.group(1).strip(" (") + "'); use the JSON the run wrote")
-    p = Scanner(text, where).scan()
+    p.scan()
     kind, version = p.header
     program = "network_load_test" if kind == "NetworkLoad" else "network_test"
     if p.ranks is None:

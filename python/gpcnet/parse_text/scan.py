@@ -10,15 +10,22 @@ from typing import Optional
 from gpcnet.errors import GpcnetError
 from gpcnet.parse_text import settings
 
-# Each pattern is anchored at the start of the line and has no two
-# quantifiers that can share a run of characters, so a match attempt is
-# linear in the line.
-_HEADER = re.compile(r"[ \t]*(NetworkLoad|Network) Tests v(\S+)")
-_RANKS = re.compile(r"\s+Test with (\d+) MPI ranks \((\d+) nodes\)")
-_CANARY_NODES = re.compile(r"\s+(\d+) nodes running Network Tests")
-_CONGESTOR_NODES = re.compile(r"\s+(\d+) nodes running Congestion Tests(?: \(min (\d+) nodes per congestor\))?")
-_SETTINGS_HEADING = re.compile(r"\s+Settings\b")
-_OUTER_BAR = re.compile(r"\+-{20,}\+")
+# Each pattern is anchored with \A, so even a search tries the one
+# position (an unanchored `\s+Test with` searched in a line of spaces
+# rescans the spaces from every start: quadratic), and has no two
+# quantifiers that can share a run of characters, so an attempt is linear
+# in the line. The indentation is stripped with str methods first. A count
+# has at most 18 digits (an int() of more than 4300 raises).
+_HEADER = re.compile(r"\A(NetworkLoad|Network) Tests v(\S+)")
+_RANKS = re.compile(r"\ATest with (\d{1,18}) MPI ranks \((\d{1,18}) nodes\)")
+_CANARY_NODES = re.compile(r"\A(\d{1,18}) nodes running Network Tests")
+_CONGESTOR_NODES = re.compile(r"\A(\d{1,18}) nodes running Congestion Tests"
+                              r"(?: \(min (\d{1,18}) nodes per congestor\))?")
+_SETTINGS_HEADING = re.compile(r"\ASettings\b")
+_OUTER_BAR = re.compile(r"\A\+-{20,}\+")
+# A line of the real output is at most a few kB (the MPI library's version
+# string, the JSON path); a longer one is not GPCNeT output.
+MAX_LINE = 2**20
 
 
 @dataclass
@@ -33,6 +40,9 @@ class Scanner:
     def __init__(self, text: str, where: str):
         self.where = where
         self.lines = text.splitlines()
+        for i, line in enumerate(self.lines):
+            if len(line) > MAX_LINE:
+                self.fail(i + 1, f"a line longer than {MAX_LINE // 2**20} MiB, so not GPCNeT text output")
         self.header: Optional[tuple] = None
         self.ranks = self.nodes = self.canary_nodes = self.congestor_nodes = None
         self.min_per_congestor = None
@@ -51,8 +61,8 @@ class Scanner:
         while i < n:
             line = self.lines[i].rstrip()
             if self.header is None:
-                m = _HEADER.match(line)
-                if m and not line[m.end():].strip():
+                m = _HEADER.fullmatch(line.lstrip(" \t"))
+                if m:
                     self.header = (m.group(1), m.group(2))
             elif _OUTER_BAR.fullmatch(line) and i + 1 < n and self.lines[i + 1].rstrip().startswith("|"):
                 i = self._read_block(i)
@@ -66,21 +76,24 @@ class Scanner:
         return self
 
     def _preamble_line(self, line: str):
-        m = _RANKS.match(line)
+        # Every preamble line the parser reads is indented.
+        indented = line[:1].isspace()
+        body = line.lstrip() if indented else ""
+        m = _RANKS.match(body)
         if m:
             self.ranks, self.nodes = int(m.group(1)), int(m.group(2))
             return
-        m = _CANARY_NODES.match(line)
+        m = _CANARY_NODES.match(body)
         if m:
             self.canary_nodes = int(m.group(1))
             return
-        m = _CONGESTOR_NODES.match(line)
+        m = _CONGESTOR_NODES.match(body)
         if m:
             self.congestor_nodes = int(m.group(1))
             if m.group(2) is not None:
                 self.min_per_congestor = int(m.group(2))
             return
-        if _SETTINGS_HEADING.match(line):
+        if _SETTINGS_HEADING.match(body):
             # e.g. "  Settings (official default configuration: no; differs: seed)"
             self._in_settings = True
             self.settings_heading = line.strip()

@@ -9,9 +9,16 @@ from typing import Optional
 from gpcnet import catalog
 
 # A setting's name as the C program prints it; nothing after it can match
-# the same characters, so checking a name is linear in its length.
-_KEY = re.compile(r"[A-Za-z][\w .()/+-]*")
-_NEXT_KEY = re.compile(r"[A-Za-z][\w ]*")
+# the same characters, so checking a name is linear in its length. Every
+# pattern here is anchored with \A: a search, too, tries one start only,
+# and a number has at most 18 digits (20 for the 64-bit seed), so int()
+# never meets the 4300 digits it refuses.
+_KEY = re.compile(r"\A[A-Za-z][\w .()/+-]*")
+_NEXT_KEY = re.compile(r"\A[A-Za-z][\w ]*")
+_WORD_GAP = re.compile(r"[,\s]+")
+_CONGESTOR = re.compile(r"\A([a-z0-9_]+)(?::(\d{1,18}))?")
+_ID = re.compile(r"\A[a-z0-9_]+")
+_PPN = re.compile(r"\A(\d{1,18})(?!\d)( \(uneven\))?")
 
 
 def _key(text: str) -> Optional[str]:
@@ -60,14 +67,14 @@ def _bool(raw: str) -> bool:
 
 
 def words(raw: str) -> list:
-    return [w for w in re.split(r"[,\s]+", raw.strip()) if w and w not in ("none", "-")]
+    return [w for w in _WORD_GAP.split(raw.strip()) if w and w not in ("none", "-")]
 
 
 def _congestors(raw: str) -> list:
     """`a2a:1, p2p_incast:2` (or bare ids, weight 1) -> config.congestors entries."""
     mix = []
     for item in words(raw):
-        m = re.fullmatch(r"([a-z0-9_]+)(?::(\d+))?", item)
+        m = _CONGESTOR.fullmatch(item)
         if not m:
             raise ValueError(item)
         kernel = m.group(1)
@@ -80,12 +87,13 @@ def _first_number(raw: str) -> float:
     return float(raw.split()[0])
 
 
-_LOOPS = re.compile(r"(\d+) measurements x (\d+) rings x (\d+) iterations, (\d+) warm-up")
-_SEED = re.compile(r"(\d+)(?: *\((.*)\))?")
+_LOOPS = re.compile(r"\A(\d{1,18}) measurements x (\d{1,18}) rings x (\d{1,18}) iterations, (\d{1,18}) warm-up")
+_SEED = re.compile(r"\A(\d{1,20})(?: *\((.*)\))?")
 _EMULATED = (
-    (re.compile(r"emulated, (\d+) consecutive ranks per node"), "ranks_per_node"),
-    (re.compile(r"emulated, (\d+) equal groups of ranks"), "nodes"),
+    (re.compile(r"\Aemulated, (\d{1,18}) consecutive ranks per node"), "ranks_per_node"),
+    (re.compile(r"\Aemulated, (\d{1,18}) equal groups of ranks"), "nodes"),
 )
+# Searched in the heading: a literal start, then one class that stops at ')'.
 _OFFICIAL = re.compile(r"official default configuration: (yes|no)(?:; differs: ([^)]*))?")
 
 
@@ -127,7 +135,7 @@ class Settings:
         loops = {}
         for key, raw in self.raw.items():
             m = _LOOPS.fullmatch(raw.strip())
-            if m and re.fullmatch(r"[a-z0-9_]+", key):
+            if m and _ID.fullmatch(key):
                 loops[key] = dict(zip(("measurements", "rings", "iterations", "warmup"), map(int, m.groups())))
         return loops or None
 
@@ -143,7 +151,7 @@ class Settings:
         return ("shared-memory" in raw), None
 
     def ppn(self) -> tuple:
-        m = self.get("ppn", lambda v: re.match(r"(\d+)( \(uneven\))?", v))
+        m = self.get("ppn", _PPN.match)
         if not m:
             return None, None
         return (None if m.group(2) else int(m.group(1))), int(m.group(1))

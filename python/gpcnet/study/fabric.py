@@ -50,7 +50,9 @@ _PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([SHR])-([0-9a-fA-F]+)"\
 _LID = re.compile(r"\blid\s+(\d+)")
 _QUOTED = re.compile(r'"([^"]*)"')
 # iblinkinfo: "Switch: 0xGUID DESCRIPTION:" then "LID PORT[..] ==( ... )==> LID PORT[..] "DESC" ( )".
-_LI_SWITCH = re.compile(r"^Switch:?\s+(?:0x)?([0-9a-fA-F]+)\s+(.*?):?\s*$")
+# (.*) then the ':' cut off by a str method: `(.*?):?\s*$` retried `\s*$`
+# at every character of the description, quadratic in a run of spaces.
+_LI_SWITCH = re.compile(r"^Switch:?\s+(?:0x)?([0-9a-fA-F]+)\s+(.*)$")
 _LI_CA = re.compile(r"^CA:\s")
 _LI_PORT = re.compile(r'^\s*(\d+)\s+(\d+)\[[^\]]*\]\s+==\(.*?\)==>\s+(\d+)\s+(\d+)\[[^\]]*\]\s+"([^"]*)"')
 
@@ -87,7 +89,7 @@ def parse_iblinkinfo(text: str) -> dict:
     for line in text.splitlines():
         m = _LI_SWITCH.match(line.strip())
         if m:
-            current = switches[m.group(1).lower()] = Switch(m.group(1).lower(), m.group(2).strip())
+            current = switches[m.group(1).lower()] = Switch(m.group(1).lower(), m.group(2).removesuffix(":").strip())
             continue
         if _LI_CA.match(line.strip()):
             current = None
