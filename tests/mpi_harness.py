@@ -101,7 +101,11 @@ def preload_env(library) -> dict:
 
 
 def run(np: int, program: str, *args, timeout: float = 240, env=None, cwd=None):
-    """Run program on np ranks; returns CompletedProcess (text)."""
+    """Run program on np ranks; returns CompletedProcess (text).
+
+    `timeout` is a hang guard, never a bound a test relies on: it stays at
+    least 10 times what the job needs on a slow host, above the job's
+    --deadline, and below the test's cap (tests/reliability/relsupport.py)."""
     cmd = launcher(np) + [str(binary(program))] + [str(a) for a in args]
     for attempt in range(2):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,

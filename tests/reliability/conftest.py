@@ -1,7 +1,10 @@
 """Fixtures of the fault and bad-input catalogue (docs/reliability.md).
 
-Every test has a hard cap (``@pytest.mark.cap(seconds)``, default 60 s): a
-test that runs over it fails and its MPI job is killed, so nothing hangs.
+Every test has a hard cap (``@pytest.mark.cap(seconds)``, default
+relsupport.DEFAULT_CAP, 300 s): a test that runs over it fails and its MPI
+job is killed, so nothing hangs. A cap is a hang guard, never a bound the
+test must beat: it is far above the test's time on a slow host, and above
+every --deadline and wait of the test (relsupport.job_guard).
 Jobs are started in their own session; at the end of each test every
 process of every job it started is killed by process id. Helpers live in
 relsupport.py.
@@ -20,7 +23,7 @@ collect_ignore_glob = [] if HEAVY else ["heavy/*"]
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "cap(seconds): hard time cap of the test")
+    config.addinivalue_line("markers", "cap(seconds): hard time cap of the test (a hang guard)")
     process_guard.register(config)
 
 
