@@ -1,13 +1,14 @@
 """Nothing lost: the results file on disk is complete, valid JSON after every
 finished phase (catalogue section F). A reader polls it while the run goes
 on; every version it sees must parse, hold one more phase than the one
-before or the same, and hold exactly the rows of the finished phases."""
+before or the same, and hold exactly the rows of the finished phases.
+Every phase lasts its 1 s time limit at least (relsupport.SLOW), however
+quick or slow the host, so a reader that polls every 5 ms sees most
+versions even when it shares the cores with the job and other work."""
 import json
 import time
 
-import pytest
-
-from relsupport import SLOW, TINY_CONGESTORS, no_temporary_files, table_rows
+from relsupport import SLOW, TINY_CONGESTORS, WAIT_GUARD, no_temporary_files, table_rows
 
 CANARIES = ["rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"]
 # One phase per finished test: nothing is lost when a run ends mid-block.
@@ -32,7 +33,7 @@ def watch(job, path):
         if not running:
             break
         time.sleep(0.005)
-    job.wait(timeout=10)
+    job.wait(timeout=WAIT_GUARD)
     return seen
 
 
@@ -49,7 +50,6 @@ def check_versions(versions, final_phases):
     return counts
 
 
-@pytest.mark.cap(40)
 def test_network_test_json_after_every_phase(jobs, tmp_path):
     job = jobs(4, "network_test", "--emulate-nodes", "1", *SLOW, "--output-dir", tmp_path)
     versions = watch(job, tmp_path / "network_test.json")
@@ -63,9 +63,8 @@ def test_network_test_json_after_every_phase(jobs, tmp_path):
     no_temporary_files(tmp_path)
 
 
-@pytest.mark.cap(60)
 def test_load_test_json_after_every_phase(jobs, tmp_path):
-    job = jobs(10, "network_load_test", "--emulate-nodes", "1", *SLOW, "--time-limit", "0.5",
+    job = jobs(10, "network_load_test", "--emulate-nodes", "1", *SLOW,
                *TINY_CONGESTORS, "--seed", "3", "--output-dir", tmp_path)
     versions = watch(job, tmp_path / "network_load_test.json")
     assert job.returncode == 0, job.stderr()[-2000:]

@@ -14,7 +14,7 @@ CONGESTOR_SETS = {
 
 
 def too_few(harness, tmp_path, np, program, *args):
-    p = harness.run(np, program, *args, "--output-dir", tmp_path, timeout=60, env=FAST_FAIL)
+    p = harness.run(np, program, *args, "--output-dir", tmp_path, env=FAST_FAIL)
     assert p.returncode == 1, p.stderr[-2000:]
     assert not (tmp_path / f"{program}.json").exists()
     return p
@@ -38,7 +38,6 @@ def test_load_test_minimum_per_congestor_count(harness, tmp_path, kernels):
     assert f"{kernels} congestor(s), canary fraction 0.2); found {need - 1} nodes" in p.stderr
 
 
-@pytest.mark.cap(90)
 @pytest.mark.parametrize("fraction", ["0.05", "0.3", "0.5"])
 def test_load_test_minimum_per_canary_fraction(harness, tmp_path, fraction):
     need = min_nodes(float(fraction), 4)
@@ -58,7 +57,7 @@ def test_load_test_weights_that_starve_a_congestor(harness, tmp_path):
 
 def test_more_emulated_nodes_than_ranks(harness, tmp_path):
     p = harness.run(2, "network_test", "--emulate-node-count", "3", "--output-dir", tmp_path,
-                    timeout=30, env=FAST_FAIL)
+                    env=FAST_FAIL)
     assert p.returncode == 2 and p.stderr.count("larger than the 2 ranks") == 1
 
 
@@ -70,7 +69,7 @@ def test_more_emulated_nodes_than_ranks(harness, tmp_path):
     (7, ["--emulate-nodes", "3"], (1, 3)),        # 3 + 3 + 1
 ], ids=["2+1", "3+2", "3+3+1"])
 def test_uneven_ranks_per_node_network_test(harness, tmp_path, np, args, ppn):
-    p = harness.run(np, "network_test", *args, *TINY, "--output-dir", tmp_path, timeout=60)
+    p = harness.run(np, "network_test", *args, *TINY, "--output-dir", tmp_path)
     assert p.returncode == 0, p.stderr[-2000:]
     doc = harness.load_json(tmp_path / "network_test.json")
     env = doc["environment"]
@@ -79,13 +78,12 @@ def test_uneven_ranks_per_node_network_test(harness, tmp_path, np, args, ppn):
     assert doc["status"] == "complete" and len(doc["tables"][0]["rows"]) == 8
 
 
-@pytest.mark.cap(90)
 @pytest.mark.parametrize("seed,role", [("1", "congestor"), ("5", "canary")])
 def test_uneven_ranks_per_node_load_test(harness, tmp_path, seed, role):
     """11 ranks on 10 nodes: one node has 2 ranks, so its second rank is
     alone in slice 1, among the congestors (seed 1) or the canaries (seed 5)."""
     p = harness.run(11, "network_load_test", "--emulate-node-count", "10", "--seed", seed,
-                    *TINY, *TINY_CONGESTORS, "--output-dir", tmp_path, timeout=80)
+                    *TINY, *TINY_CONGESTORS, "--output-dir", tmp_path)
     assert p.returncode == 0, p.stderr[-2000:]
     doc = harness.load_json(tmp_path / "network_load_test.json")
     assert (doc["environment"]["ppn_min"], doc["environment"]["ppn_max"]) == (1, 2)

@@ -25,7 +25,7 @@ def test_output_dir_missing_is_created(harness, tmp_path):
     """A missing --output-dir is made with its parents (docs/testbed.md's
     worked example used to fail on it)."""
     out = tmp_path / "made" / "here"
-    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", out, timeout=60)
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", out)
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads((out / "network_test.json").read_bytes())["status"] == "complete"
     no_temporary_files(out)
@@ -34,7 +34,7 @@ def test_output_dir_missing_is_created(harness, tmp_path):
 def test_output_dir_under_a_file_names_the_cause(harness, tmp_path):
     (tmp_path / "file").write_text("x")
     p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path / "file" / "sub",
-                    timeout=30, env=FAST_FAIL)
+                    env=FAST_FAIL)
     failed_at_start(p, "cannot create output directory")
     assert "Not a directory" in p.stderr and f"at '{tmp_path / 'file'}'" in p.stderr
 
@@ -42,7 +42,7 @@ def test_output_dir_under_a_file_names_the_cause(harness, tmp_path):
 def test_output_dir_that_takes_no_files_says_so(harness):
     """/proc exists but accepts no new files: the message must not say the
     directory is missing without saying that it exists."""
-    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", "/proc", timeout=30,
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", "/proc",
                     env=FAST_FAIL)
     failed_at_start(p, "cannot write to output directory '/proc'")
     assert "it exists, but its file system accepts no new files" in p.stderr
@@ -51,7 +51,7 @@ def test_output_dir_that_takes_no_files_says_so(harness):
 def test_output_dir_is_a_file(harness, tmp_path):
     (tmp_path / "file").write_text("x")
     p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path / "file",
-                    timeout=30, env=FAST_FAIL)
+                    env=FAST_FAIL)
     failed_at_start(p, "cannot write to output directory")
     assert "Not a directory" in p.stderr
 
@@ -61,7 +61,7 @@ def test_output_dir_is_a_file(harness, tmp_path):
 def test_output_dir_without_permission(harness, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", locked, timeout=30,
+    p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", locked,
                     env=FAST_FAIL)
     failed_at_start(p, "cannot write to output directory")
 
@@ -69,7 +69,7 @@ def test_output_dir_without_permission(harness, tmp_path):
 def test_json_in_missing_directory_is_created(harness, tmp_path):
     """--json elsewhere than --output-dir: its directory is made too."""
     p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path,
-                    "--json", tmp_path / "nowhere" / "r.json", timeout=60)
+                    "--json", tmp_path / "nowhere" / "r.json")
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads((tmp_path / "nowhere" / "r.json").read_bytes())["status"] == "complete"
 
@@ -79,22 +79,21 @@ def test_json_path_is_a_directory(harness, tmp_path, force):
     (tmp_path / "r.json").mkdir()
     p = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path,
                     "--json", tmp_path / "r.json", *(["--force"] if force else []),
-                    timeout=30, env=FAST_FAIL)
+                    env=FAST_FAIL)
     failed_at_start(p, "is not a regular file")
     assert (tmp_path / "r.json").is_dir()
     no_temporary_files(tmp_path)
 
 
 def test_existing_results_refused_and_kept_without_force(harness, tmp_path):
-    first = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path, timeout=60)
+    first = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path)
     assert first.returncode == 0, first.stderr[-2000:]
     before = (tmp_path / "network_test.json").read_bytes()
-    again = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path, timeout=30,
+    again = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path,
                         env=FAST_FAIL)
     failed_at_start(again, "already exists; use --force")
     assert (tmp_path / "network_test.json").read_bytes() == before
-    forced = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path, "--force",
-                         timeout=60)
+    forced = harness.run(2, "network_test", *QUICK_NET, "--output-dir", tmp_path, "--force")
     assert forced.returncode == 0
     assert json.loads((tmp_path / "network_test.json").read_bytes())["status"] == "complete"
     no_temporary_files(tmp_path)
@@ -107,7 +106,7 @@ def test_non_utf8_output_dir_gives_valid_json(harness, tmp_path):
     os.mkdir(odd)
     cmd = harness.launcher(2) + [str(harness.binary("network_test")), *QUICK_NET,
                                  "--output-dir", odd]  # bytes: harness.run would quote it
-    p = subprocess.run(cmd, capture_output=True, timeout=60, env=harness.mpi_env(),
+    p = subprocess.run(cmd, capture_output=True, timeout=240, env=harness.mpi_env(),
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 0, p.stderr[-2000:]
     raw = open(odd + b"/network_test.json", "rb").read()
@@ -117,7 +116,7 @@ def test_non_utf8_output_dir_gives_valid_json(harness, tmp_path):
 
 # --------------------------------------------------- private file systems
 
-def in_namespace(private_mount, harness, script, fast_fail=False, timeout=120):
+def in_namespace(private_mount, harness, script, fast_fail=False, timeout=240):
     """Run a shell script (with $MPIRUN and $BIN set) in a private mount
     namespace; returns CompletedProcess."""
     env = harness.mpi_env(FAST_FAIL if fast_fail else None)
@@ -150,7 +149,6 @@ def test_output_dir_full_at_start(harness, tmp_path, private_mount):
     assert "No space left on device" in p.stderr
 
 
-@pytest.mark.cap(90)
 def test_disk_fills_during_the_run(harness, tmp_path, private_mount):
     """The disk fills after the first phase: the last complete results file
     stays on disk, every table is still printed, and the run fails (it
