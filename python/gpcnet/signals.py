@@ -6,6 +6,8 @@ the jobs it starts end with it even when it is killed outright.
   cleanly on Ctrl-C (keep what finished, stop the jobs, remove what was half
   built) runs for them too; ``exit_code(e)`` is 128 + the signal's number.
   Only the first signal interrupts: later ones do not cut the cleanup short.
+- ``deferring_termination()``: work that must finish once begun (a study's
+  save) holds SIGINT, SIGTERM and SIGHUP and delivers the first afterwards.
 - ``die_with_parent()``: a ``preexec_fn`` for subprocesses: the kernel sends
   the child SIGTERM when gpcnet dies, even by SIGKILL (Linux prctl
   PR_SET_PDEATHSIG; a no-op elsewhere). mpirun and srun pass that on to
@@ -69,6 +71,33 @@ def ignoring_termination(signums=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def deferring_termination(signums=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+    """Work that must not be cut in half (a study's save, whose fsync can
+    take seconds on NFS or Lustre): these signals are held while it runs,
+    and the first one is delivered once it is done, to whatever handled it
+    before (``terminate_as_interrupt``'s handler, Python's Ctrl-C, or the
+    default action). A system call the signal interrupts is retried."""
+    held = []
+    owner = os.getpid()
+
+    def hold(signum, frame):
+        if os.getpid() != owner:  # a forked child: it dies as the signal says
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        held.append(signum)
+
+    old = {s: signal.signal(s, hold) for s in signums}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, signal.SIG_DFL if h is None else h)
+        if held:
+            signal.raise_signal(held[0])  # its handler runs here, after the work
 
 
 def _active_exceptions():
