@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
-from gpcnet.signals import exit_code, ignoring_termination
+from gpcnet.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
 from gpcnet.study import procs, sampling
 
@@ -151,24 +151,20 @@ def save(study: dict, path: Path) -> None:
     safe_write.write_text(path, json.dumps(study, indent=1, allow_nan=False) + "\n", force=True)
 
 
+def _record(study: dict, rec: dict, path: Path) -> None:
+    """The run's record in place of any earlier one of its id, and saved."""
+    study["runs"] = [r for r in study["runs"] if r["id"] != rec["id"]] + [rec]
+    save(study, path)
+
+
 def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool) -> dict:
     if path.is_symlink():
         raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
     if path.exists() and not force:
         if not resume:
             raise GpcnetError(f"{path} exists: --resume to continue that study, --force to start over")
-        from gpcnet.study import document
-        old = document.load(path)
-        for key in ("study", "app_command", "n", "settings", "rotations", "ppn", "patterns", "launcher"):
-            if old["config"].get(key) != config.get(key):
-                raise GpcnetError(f"{path}: --resume with a different {key} "
-                                  f"({old['config'].get(key)!r} there, {config.get(key)!r} now)")
-        if document.baseline(old["config"]) != config.get("baseline"):
-            raise GpcnetError(f"{path}: --resume with a different baseline "
-                              f"({document.baseline(old['config'])!r} there, {config.get('baseline')!r} now)")
-        if old.get("nodes") != nodes:
-            raise GpcnetError(f"{path}: --resume with a different node list")
-        return old
+        from gpcnet.study import resume as resume_check
+        return resume_check.resumed(path, config, nodes)  # runs with `config`, never the file's
     return {"kind": KIND, "schema_version": SCHEMA, "config": config, "nodes": nodes, "runs": []}
 
 
@@ -205,20 +201,27 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_ru
     if done:
         log(f"resuming: {len(done)} runs done, {len(todo)} to go")
     for i, spec in enumerate(todo, 1):
-        log(f"[{i}/{len(todo)}] {spec['id']}: {started(spec)}")
+        rec, saved = None, False
         try:
+            log(f"[{i}/{len(todo)}] {spec['id']}: {started(spec)}")
             rec = run(spec, study, launcher, workdir)
+            # A signal during the save (its fsync can take seconds on NFS or
+            # Lustre) waits until the run is on disk, then interrupts below.
+            with deferring_termination():
+                _record(study, rec, path)
+                saved = True
+            log(f"    {finished(rec)}" if rec["status"] == "ok" else f"    FAILED: {rec['error']}")
         except KeyboardInterrupt as e:
             with ignoring_termination():
                 for proc in list(procs.LIVE):
                     procs.stop(proc, 5)
+                if rec is not None and not saved:  # it finished just before the signal
+                    _record(study, rec, path)
                 ok = sum(r.get("status") == "ok" for r in study["runs"])
-                log(f"interrupted during {spec['id']}: {ok} finished runs kept in {path}"
+                log(f"interrupted {'after' if rec is not None else 'during'} {spec['id']}: "
+                    f"{ok} finished runs kept in {path}"
                     + ("; continue with the same command and --resume" if resumable else ""))
             return exit_code(e)
-        study["runs"] = [r for r in study["runs"] if r["id"] != spec["id"]] + [rec]
-        save(study, path)
-        log(f"    {finished(rec)}" if rec["status"] == "ok" else f"    FAILED: {rec['error']}")
     failed = [r for r in study["runs"] if r.get("status") != "ok"]
     log(f"wrote {path}: {len(study['runs']) - len(failed)} runs ok, {len(failed)} failed")
     return 1 if failed else 0
