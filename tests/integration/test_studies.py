@@ -152,8 +152,9 @@ def test_converge_stops_a_quiet_test_early(harness, tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     doc = harness.load_json(tmp_path / "network_test.json")
     (row,) = doc["tables"][0]["rows"]
+    # Converged: neither the 100 s limit (a hang guard here: about 1 s is
+    # needed) nor the measurements ended it.
     assert row["stop_reason"] == "converged"
-    assert row["wall_s"] < 100
     assert row["precision"]["avg"] <= 0.5 and row["precision"]["p99"] <= 0.5
     # The first measurement places the tail grid, then the minimum of 16
     # batches of >= 1000 samples (5 measurements of 200) on every rank.
@@ -163,25 +164,43 @@ def test_converge_stops_a_quiet_test_early(harness, tmp_path):
     assert doc["config"]["converge"] == 0.5 and "converge" in doc["config"]["non_default"]
 
 
+# Two congestors, so that a host too busy for any bandwidth to settle costs
+# 2 baselines of a time limit, not 4.
+SETTLING = ["a2a", "rma_incast"]
+PASS_LIMIT = 120
+
+
 def test_converge_ends_the_congestor_passes_too(harness, tmp_path):
     """With --converge the congestors' measured warm-up pass ends once its
-    bandwidth has settled, and the passes beside a canary test end within a
-    measurement of the canaries' end: with a 20 s time limit and passes of a
-    million measurements a loaded test takes little more than its canary
-    test. Passes running out their time limit would take 20 s each: 4
-    baselines and 2 per loaded test, past the 120 s timeout."""
+    bandwidth has settled, and the passes beside a canary test end with the
+    canaries' test, not at the end of a pass. The passes (a million
+    measurements) cannot run out: each measured pass ends by convergence
+    or by the time limit, a cap far above the 2-5 s a pass needs here (on
+    a very busy host, 24 runnable processes on the 2 cores, rma_incast
+    needed 145 s to settle, so no pass is required to). Under Open MPI
+    at least one pass settles, and after the canaries' test the congestors
+    run at most a measurement on (here 0.1-0.3 s; under a second on the
+    busiest host): passes that ran on to their end would add up to the
+    whole time limit, so less than half of it is asserted. MPICH's polling
+    ranks on 2 shared cores may keep every bandwidth from settling (seen:
+    a2a ran to a 20 s limit): there only what each row says is checked."""
+    deadline = 6 * PASS_LIMIT    # a hang guard: 5 passes of a time limit at most
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", "--tests",
-                    "rr_two_sided_lat", "--time-limit", "20", "--measurements", "10000000",
-                    *mpi_harness.QUICK_LOOPS,
+                    "rr_two_sided_lat", "--time-limit", PASS_LIMIT, "--measurements", "10000000",
+                    *mpi_harness.QUICK_LOOPS, "--congestors", ",".join(SETTLING),
                     "--congestor-measurements", "1000000", "--converge", "0.5", "--verbose",
-                    "--output-dir", tmp_path, timeout=120)
+                    "--deadline", deadline, "--output-dir", tmp_path, timeout=deadline + 60)
     assert p.returncode == 0, p.stderr[-2000:]
     doc = harness.load_json(tmp_path / "network_load_test.json")
+    assert doc["status"] == "complete", doc["abort_reason"]
     tb = by_id(doc)
     (canary,) = tb["loaded"]["rows"]
-    measured = tb["isolated_congestors"]["rows"] + tb["congestors_during:rr_two_sided_lat"]["rows"]
-    assert [r["test"] for r in measured] == CONGESTORS * 2
+    during = tb["congestors_during:rr_two_sided_lat"]["rows"]
+    measured = tb["isolated_congestors"]["rows"] + during
+    assert [r["test"] for r in measured] == SETTLING * 2
     for row in measured:
+        # Ended by convergence or by the time limit, never by the passes.
+        assert row["stop_reason"] in ("converged", "time_limit"), row
         # A converged pass reports the precision its verdict was made on,
         # never one above the tolerance (CI once saw a p99 of 0.72 beside
         # "converged": the precision after the pass's last measurement).
@@ -189,15 +208,12 @@ def test_converge_ends_the_congestor_passes_too(harness, tmp_path):
             assert row["precision"]["avg"] <= 0.5 and row["precision"]["p99"] <= 0.5, row
             assert row["samples"] >= row["ranks"] * 16000  # 16 batches of >= 1000 per rank
     if mpi_harness.MPI == "mpich":
-        # MPICH's polling ranks on 2 shared cores: a congestor's bandwidth
-        # may not settle within the 20 s cap on a busy host (seen: a2a ran to
-        # its time limit). The protocol is checked under Open MPI.
         return
-    assert all(row["stop_reason"] == "converged" for row in measured), measured
-    # The canary test itself may run to its limit on a busy host; around it
-    # the congestors add their settled warm-up and at most one measurement.
-    (loaded,) = [ph for ph in doc["phases"] if ph["name"].startswith("loaded")]
-    assert loaded["wall_s"] < canary["wall_s"] + 15, (loaded, canary)
+    assert any(row["stop_reason"] == "converged" for row in measured), measured
+    # The congestors' time in the loaded test beyond the canaries' (both
+    # recorded by the run): a measurement, against a whole pass.
+    extra = max(row["wall_s"] for row in during) - canary["wall_s"]
+    assert extra < PASS_LIMIT / 2, (during, canary)
 
 
 def test_without_converge_nothing_changes(harness, tmp_path):
