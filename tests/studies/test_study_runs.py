@@ -203,7 +203,10 @@ def _wait_for(path, proc, limit=180):
         time.sleep(0.05)
 
 
-def _nothing_left(tmp_path, within=10):
+def _nothing_left(tmp_path, within=60):
+    """What still runs from this study once `within` s have passed (a hang
+    guard: it returns as soon as nothing is left; a job nobody ends keeps
+    running far longer, the congestor until its --duration of about a day)."""
     deadline = time.monotonic() + within
     while True:
         left = subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout
