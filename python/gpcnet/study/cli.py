@@ -41,7 +41,8 @@ def _common(p) -> None:
     sampling_options(p, "the application's")
     p.add_argument("-o", "--output", default="study.json", metavar="FILE",
                    help="study JSON (default study.json; job files in FILE's stem + .d/)")
-    p.add_argument("--resume", action="store_true", help="continue the study in --output: skip its finished runs")
+    p.add_argument("--resume", action="store_true", help="continue the study in --output with the same command line: skip its finished runs "
+                        "(any other config is refused, naming the field)")
     p.add_argument("--force", action="store_true", help="overwrite --output")
     p.add_argument("--plan", action="store_true",
                    help="print the runs the study would make (JSON on standard output) and run nothing")
