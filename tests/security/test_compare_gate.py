@@ -1,4 +1,5 @@
-"""compare --fail-if-worse cannot be switched off by the baseline (issue 31, rows 12)."""
+"""compare --fail-if-worse cannot be switched off by the baseline (issue 31, rows 12), nor
+by leaving out the run to compare (issue 39)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,28 @@ def test_real_regression_still_found(cli, tmp_path):
     worse["tables"][0]["rows"][0]["avg"] *= 2
     code, out, _ = cli("compare", REAL, _write(tmp_path, worse, "w.json"), "--fail-if-worse", "5")
     assert code == 1 and "% worse, limit 5%" in out
+
+
+def test_a_gate_with_nothing_to_compare_fails(cli):
+    """`compare base.json --fail-if-worse 5` once passed (exit 0): a CI job
+    that lost its new run went green. Without --fail-if-worse, one run is
+    still shown."""
+    code, out, err = cli("compare", REAL, "--fail-if-worse", "5")
+    assert "needs a run to compare" in one_line_error(code, err) and out == ""
+    code, out, _ = cli("compare", REAL)
+    assert code == 0 and "Metric" in out
+
+
+@pytest.mark.parametrize("value, shown", [(1.7e308, ">999999% worse"), (5e-300, "0.0%")])
+def test_extreme_values_are_judged_and_printed_bounded(cli, tmp_path, value, shown):
+    """A value near a double's limit is far worse than any limit and says so
+    in a dozen characters, not 'inf% worse'; a ratio is never 300 digits."""
+    doc = fixture_doc("load_run.json")
+    doc["tables"][0]["rows"][0]["avg"] = value
+    code, out, _ = cli("compare", REAL, _write(tmp_path, doc, "run.json"), "--fail-if-worse", "5")
+    regressions = [line for line in out.splitlines() if line.startswith("REGRESSION") and "Lat (8 B) Avg" in line]
+    if value > 1:
+        assert code == 1 and shown in regressions[0] and "inf" not in out
+    else:
+        assert not [r for r in regressions if "Isolated RR Two-sided Lat (8 B) Avg" in r]
+    assert all(len(word) < 25 for word in out.split() if word[:1].isdigit())
