@@ -38,15 +38,40 @@ def check_repetition(doc: dict, repetition: int, where: str) -> None:
     """Refuse a repetition the document does not have, naming those it has."""
     have = repetitions(doc)
     if repetition not in have:
-        listed = f"1 to {have[-1]}" if have == list(range(1, have[-1] + 1)) else ", ".join(map(str, have))
+        # Sorted and distinct, so 1..N exactly when it has N numbers ending
+        # in N (never range(1, N): N comes from the file, 10**15 say).
+        if have[0] == 1 and have[-1] == len(have):
+            listed = f"1 to {have[-1]}"
+        else:
+            listed = ", ".join(map(str, have[:10])) + (f" and {len(have) - 10} more" if len(have) > 10 else "")
         raise GpcnetError(f"{where}: no repetition {repetition}; it has {listed}")
 
 
+# The readers look tables up in loops (per test, per kernel); a scan of
+# doc["tables"] per lookup would make a document of 100,000 tables cost
+# billions of steps. So the first table of each (id, repetition) is found
+# through an index made once per tables list. A list changed in place to
+# the same length would keep a stale index: the documents are read, not
+# edited, once loaded.
+_TABLE_INDEX: dict = {}  # id(tables) -> (tables, len(tables), {(id, repetition): table})
+_MAX_INDEXED = 8
+
+
+def _table_index(tables: list) -> dict:
+    cached = _TABLE_INDEX.get(id(tables))
+    if cached is not None and cached[0] is tables and cached[1] == len(tables):
+        return cached[2]
+    index: dict = {}
+    for t in tables:
+        index.setdefault((t["id"], repetition_of(t)), t)
+    if len(_TABLE_INDEX) >= _MAX_INDEXED:
+        _TABLE_INDEX.clear()
+    _TABLE_INDEX[id(tables)] = (tables, len(tables), index)  # holding the list keeps its id unique
+    return index
+
+
 def table(doc: dict, table_id: str, repetition: int = FIRST) -> Optional[dict]:
-    for t in doc["tables"]:
-        if t["id"] == table_id and repetition_of(t) == repetition:
-            return t
-    return None
+    return _table_index(doc["tables"]).get((table_id, repetition))
 
 
 def row(doc: dict, table_id: str, test: str, repetition: int = FIRST) -> Optional[dict]:
@@ -90,13 +115,12 @@ def canary_tests(doc: dict, repetition: int = FIRST) -> list[str]:
     a loaded row without an isolated one is kept too, so a partial
     document still shows everything it has.
     """
-    tests = []
+    tests = {}  # ordered, and a lookup per row (rows are up to 100,000)
     for table_id in ("isolated", "loaded"):
         t = table(doc, table_id, repetition)
         for r in (t["rows"] if t else []):
-            if r["test"] not in tests:
-                tests.append(r["test"])
-    return tests
+            tests.setdefault(r["test"], None)
+    return list(tests)
 
 
 def is_load_test(doc: dict) -> bool:

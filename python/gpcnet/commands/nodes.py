@@ -8,6 +8,9 @@ import sys
 from gpcnet.commands.common import EXIT_OK
 from gpcnet.errors import GpcnetError
 
+# The most of a node name the table shows (a host name has at most 255 bytes).
+NAME_WIDTH = 255
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("nodes", help="name the slow nodes of a --node-probe run (robust z-score)",
@@ -42,7 +45,10 @@ def run(args) -> int:
         return EXIT_OK
     probe = doc["node_probe"]
     from gpcnet import number_text, text_safe  # names from the file escaped; extreme numbers bounded
-    rows, slow = ([dict(r, name=text_safe.terminal(r["name"])) for r in group] for group in (rows, slow))
+    # Cut too: the table pads every name to the longest, so one name of a
+    # million characters would make every line that long.
+    rows, slow = ([dict(r, name=text_safe.terminal(text_safe.shorten(r["name"], NAME_WIDTH))) for r in group]
+                  for group in (rows, slow))
     print(f"Per-node probe: {len(rows)} nodes, {probe['rounds']} rounds of {probe['exchanges']} "
           f"exchanges of {probe['bytes']} bytes each way ({number_text.fixed(probe['wall_s'], 2)} s)")
     width = max([len("node")] + [len(r["name"]) for r in rows])
