@@ -132,6 +132,7 @@ BULLY_FIELDS = {
     "congestor_args": lambda plant, secret: ["--flows", str(secret)],
     "topology": lambda plant, secret: str(secret),
     "bully_plan": lambda plant, secret: {"pairs-light": {"flows": [["a1", "b1"]]}},
+    "mix": lambda plant, secret: [[str(plant)]],                       # the interleaved pattern's other applications
 }
 
 
