@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpcnet.errors import GpcnetError
-from gpcnet.study import counters, fabric, sampling
+from gpcnet.study import counters, fabric, sampling, testbed_tiles
 
 HERE = Path(__file__).resolve().parent
 PY = str(counters.__file__).rsplit("/gpcnet/", 1)[0]
@@ -167,6 +167,6 @@ def test_record_keeps_the_two_kinds_apart():
 def test_testbed_processor_tiles_are_the_leaf_ports_facing_the_nodes():
     from gpcnet.testbed.topology import build
     tree = build("fat-tree", 6, hosts_per_leaf=2, spines=2, taper=2)
-    assert sampling.processor_tiles(tree, ["node01", "node04"]) == {
+    assert testbed_tiles.processor_tiles(tree, ["node01", "node04"]) == {
         "leaf0/d1": {"router": "leaf0", "node": "node01"}, "leaf1/d4": {"router": "leaf1", "node": "node04"}}
-    assert set(sampling.processor_tiles(build("star", 4), ["node02"])) == {"star/d2"}
+    assert set(testbed_tiles.processor_tiles(build("star", 4), ["node02"])) == {"star/d2"}

@@ -148,8 +148,8 @@ class TestbedLauncher(MpirunLauncher):
         # The switches' queues live on this host: read them here, the
         # network tiles of the application's switches (the metric's scope)
         # and the ports facing its nodes (processor tiles, kept apart).
-        from gpcnet.study import sampling
-        return sampling.testbed_sampler(self.topo, nodes, interval, self.workdir / f"{tag}.jsonl")
+        from gpcnet.study import testbed_tiles
+        return testbed_tiles.sampler(self.topo, nodes, interval, self.workdir / f"{tag}.jsonl")
 
 
 def make(name: str, ppn: int, workdir, extra_args: str = "") -> Launcher:

@@ -238,35 +238,3 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
     if getattr(sampler, "fabric", None):
         out["fabric"] = sampler.fabric
     return out
-
-
-def processor_tiles(topo, nodes: list) -> dict:
-    """The testbed's processor tiles of the application: the leaf port
-    facing each application host (its queue sends to the host: overlimits
-    are packets held back on the way to the node, packets what reached it)."""
-    from gpcnet.testbed.counters import port_key
-    hosts = {h.ns: h.name for h in topo.hosts if h.name in set(nodes)}
-    out = {}
-    for link in topo.links:
-        for near, far in ((link.a, link.b), (link.b, link.a)):
-            if near.ns in hosts and near.tier == "host" and far.switch:
-                out[port_key(far)] = {"router": far.switch, "node": hosts[near.ns]}
-    return out
-
-
-def testbed_sampler(topo, nodes: list, interval: float, path: Path) -> ForkSampler:
-    """The testbed's switch queues, read here: the network tiles of the
-    application's leaves (the metric's scope) and its nodes' processor tiles."""
-    from gpcnet.testbed import counters as tbc
-    scope, ptile = tbc.network_tiles(topo, nodes), processor_tiles(topo, nodes)
-    keys = list(scope) + [k for k in ptile if k not in scope]
-    return ForkSampler(lambda: tbc.reading(topo, keys), interval, "testbed-tc", scope, path, ptile_scope=ptile)
-
-
-def local_reader():
-    """The local launcher's one host: its adapters (or their switch ports)."""
-    from gpcnet.study import counters
-    root = os.environ.get("GPCNET_SYS_ROOT", "/sys")
-    switch_ports = counters.find_switch_ports(counters.sample(root))
-    first = counters.reading(root, switch_ports)
-    return (lambda: counters.reading(root, switch_ports)), first["source"]
