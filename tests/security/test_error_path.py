@@ -275,3 +275,60 @@ def test_a_full_stdout_in_process(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", Full())
     assert main(["table", REAL]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# -- study JSON: every number and string of the report ----------------------
+
+import study_docs  # noqa: E402
+
+HOSTILE_NUMBERS = [10**400, 1.7e308, 5e-324]
+
+
+def test_every_numeric_field_of_a_study_reaches_the_summaries(tmp_path):
+    """Each number the study report reads, set in one run (or the config)
+    to a 400-digit integer or an extreme double: the document is refused
+    by its schema (one line) or summarised without error. Drawing is
+    covered by the cases below and by test_fuzz_readers.py."""
+    from gpcnet.errors import GpcnetError
+    from gpcnet.study import document, stats
+    from gpcnet.study.report import summarise, summarise_scale
+    tried = 0
+    for kind, make in sorted(study_docs.KINDS.items()):
+        for path in study_docs.numeric_fields(make()):
+            for value in HOSTILE_NUMBERS:
+                doc = study_docs.put(make(), path, value, every_run=False)
+                try:
+                    document.validate(doc, "s.json")
+                except GpcnetError as e:
+                    assert "\n" not in str(e) and len(str(e)) < 400, e
+                    continue
+                tried += 1
+                if kind == "scale":
+                    summarise_scale(doc)
+                else:
+                    summarise(doc)
+                    if kind == "bully":
+                        stats.table_i(doc)
+    assert tried > 100
+
+
+@pytest.mark.parametrize("kind, path, value", [
+    ("corun", ("runs", 0, "counters", "stall_threshold"), 1.7e308),
+    ("corun", ("runs", 0, "counters", "series", 0, "t"), 1.7e308),
+    ("corun", ("runs", 0, "counters", "series", 0, "stall_per_s"), 10**400),
+    ("corun", ("runs", 0, "counters", "metric", "stall_ratio"), 10**400),
+    ("corun", ("config", "app_command", 0), "app\ud800$\\notacommand$"),
+    ("scale", ("runs", 0, "counters", "stall_counter"), "stall\ud800\x1b"),
+    ("scale", ("runs", 0, "counters", "metric", "stall_ratio"), 1.7e308),
+    ("bully", ("runs", 0, "wall_s"), 10**400),
+    ("bully", ("runs", 0, "wall_s"), 1.7e308),
+], ids=["threshold-1.7e308", "series-t-1.7e308", "series-rate-huge-int", "ratio-huge-int", "title-surrogate",
+        "counter-surrogate", "scale-ratio-1.7e308", "bully-wall-huge-int", "bully-wall-1.7e308"])
+def test_study_report_with_a_hostile_value(cli, tmp_path, kind, path, value):
+    """The variants that once gave 'internal error' (10 of 57 in the
+    issue): an overflow in a mean or a fit, an axis matplotlib could not
+    lay out, a lone surrogate in a title."""
+    p = _write(tmp_path, study_docs.put(study_docs.KINDS[kind](), path, value, every_run=False), "s.json")
+    code, out, err = cli("report", p, "-o", tmp_path / "r.html")
+    ok_or_one_line(code, out, err)
+    assert code == 0, err

@@ -13,7 +13,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from conftest import fixture_doc  # noqa: E402
+from conftest import FIXTURES, fixture_doc  # noqa: E402
 from gpcnet import load  # noqa: E402
 from gpcnet.errors import GpcnetError  # noqa: E402
 from gpcnet.study import document, topology  # noqa: E402
@@ -181,3 +181,133 @@ def test_text_parser_any_text(text):
         parse_text(text, "out.txt")
     except GpcnetError as e:
         plain_error(e)
+
+
+# -- issue 39: every command's file inputs, hostile values --------------------
+# Values a file can hold but no measurement can, and strings no terminal or
+# figure may see raw; a marker (Deep) is spliced into the JSON text as
+# nesting 500 to 100,000 deep. Commands run in-process (cli fixture).
+
+class Deep(int):
+    """Nesting this deep, spliced into the JSON text in place of the value."""
+
+
+huge_ints = st.integers(300, 4200).flatmap(lambda d: st.sampled_from([10**d, -(10**d), 10**d - 1]))
+extreme_floats = st.sampled_from([1.7976931348623157e308, -1.7e308, 5e-324, -5e-324, 2.2250738585072014e-308,
+                                  1e-100, 1e100, 0.0, -0.0, 2.0**64])
+hostile_text = st.lists(st.sampled_from(["\ud800", "\udfff", "\x1b[2J", "\x9b", "\x7f", "\u202e", "\u2066",
+                                         "$\\notacommand$", "\\", "<b>", "&amp;", "\x00", "\n", "é", "x" * 300]),
+                        max_size=4).map("".join)
+deep = st.integers(500, 100_000).map(Deep)
+hostile_values = huge_ints | extreme_floats | hostile_text | deep | json_values
+
+FUZZ_CLI = settings(FUZZ, max_examples=40)
+FUZZ_DRAWN = settings(FUZZ, max_examples=8)  # each example draws figures: about a second
+
+
+def _dumps(doc) -> str:
+    """JSON text of doc with every Deep marker replaced by its nesting."""
+    marks = {}
+
+    def strip(x):
+        if isinstance(x, Deep):
+            marks[f"__deep_{len(marks)}__"] = int(x)
+            return list(marks)[-1]
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+    text = json.dumps(strip(doc))
+    for mark, n in marks.items():
+        text = text.replace(json.dumps(mark), "[" * n + "]" * n, 1)
+    return text
+
+
+_RAW = set("\x1b\x9b\x7f\u202e\u2066\ud800\udfff")
+
+
+def answered_plainly(code: int, out: str, err: str) -> None:
+    """Exit 0/1 (notes only on stderr) or 2 with one line; no internal
+    error, traceback or warning; nothing raw for the terminal."""
+    assert "internal error" not in err and "Traceback" not in err and "Warning" not in err, err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1 and len(err) < 2200, err
+    else:
+        assert code in (0, 1) and all(x.startswith("note:") for x in err.splitlines()), (code, err)
+    assert not _RAW & set(out + err), (out + err)[:300]
+
+
+@FUZZ_CLI
+@given(i=st.integers(0, len(RESULT_PATHS) - 1), value=hostile_values,
+       command=st.sampled_from([("compare", "BASE", "RUN", "--fail-if-worse", "5"), ("table", "RUN"),
+                                ("table", "RUN", "--format", "latex"), ("compare", "RUN", "BASE")]))
+def test_commands_on_a_hostile_results_document(cli, tmp_path, i, value, command):
+    p = tmp_path / "run.json"
+    p.write_text(_dumps(_mutated(RESULTS, RESULT_PATHS[i], value)))
+    paths = {"RUN": p, "BASE": FIXTURES / "load_run.json"}
+    answered_plainly(*cli(*[paths.get(a, a) for a in command]))
+
+
+TIMELINE = json.loads((FIXTURES / "real" / "network_load_test_timeline.json").read_text())
+TIMELINE_PATHS = [p for p in _paths(TIMELINE) if p[:1] in (("tables",), ("timeline",), ("impact",))]
+
+
+@FUZZ_DRAWN
+@given(i=st.integers(0, len(TIMELINE_PATHS) - 1), value=hostile_values,
+       kind=st.sampled_from(["hist", "timeline", "recovery", "ci"]))
+def test_plot_of_a_hostile_results_document(cli, tmp_path, i, value, kind):
+    p = tmp_path / "run.json"
+    p.write_text(_dumps(_mutated(TIMELINE, TIMELINE_PATHS[i], value)))
+    answered_plainly(*cli("plot", p, "--kind", kind, "-o", tmp_path / "f.svg", "--force"))
+
+
+import study_docs  # noqa: E402
+
+STUDY_FIELDS = [(kind, path) for kind, make in sorted(study_docs.KINDS.items())
+                for path in study_docs.numeric_fields(make()) + study_docs.string_fields(make())]
+
+
+@FUZZ_DRAWN
+@given(field=st.sampled_from(STUDY_FIELDS), value=hostile_values, every_run=st.booleans())
+def test_report_of_a_hostile_study(cli, tmp_path, field, value, every_run):
+    kind, path = field
+    p = tmp_path / "study.json"
+    p.write_text(_dumps(study_docs.put(study_docs.KINDS[kind](), path, value, every_run)))
+    answered_plainly(*cli("report", p, "-o", tmp_path / "r.html", "--force"))
+
+
+def _counters_doc():
+    samples = [{"t": 0.1 * (k + 1), "dt": 0.1, "ports": {"leaf1/l1s0": {"bytes": 10**6, "packets": 7}}}
+               for k in range(3)]
+    return {"after": {"ports": {"leaf1/l1s0": {"tier": "uplink"}}},
+            "series": {"interval_s": 0.1, "start_epoch_s": 1.8e9, "samples": samples}}
+
+
+COUNTERS_PATHS = list(_paths(_counters_doc()))
+
+
+@FUZZ
+@given(i=st.integers(0, len(COUNTERS_PATHS) - 1), value=hostile_values)
+def test_counters_reader_mutated_document(tmp_path, i, value):
+    from gpcnet.report import counters_file, timeline
+    p = tmp_path / "c.json"
+    p.write_text(_dumps(_mutated(_counters_doc(), COUNTERS_PATHS[i], value)))
+    try:
+        doc = counters_file.read(p)
+    except GpcnetError as e:
+        plain_error(e)
+        return
+    try:  # what the reader accepts, the figure code can use
+        timeline.check_ports(doc, [timeline.busiest_port(doc)], "c.json")
+    except GpcnetError as e:
+        plain_error(e)
+
+
+@FUZZ_CLI
+@given(raw=st.binary(max_size=300) | hostile_text.map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_parse_command_any_bytes(cli, tmp_path, raw):
+    p = tmp_path / "out.txt"
+    p.write_bytes(raw)
+    code, out, err = cli("parse", p)
+    answered_plainly(code, out, err)
