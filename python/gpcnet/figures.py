@@ -221,7 +221,7 @@ def impact_matrix_figure(doc: dict) -> Figure:
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
                 dark = norm is not None and norm(v) > 0.6  # keep the number readable on dark cells
-                ax.text(j + 0.5, i + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                ax.text(j + 0.5, i + 0.5, number_text.formatted(v, "{:.2f}"), ha="center", va="center", fontsize=7,
                         color="white" if dark else "black")
         ax.set_xticks(np.arange(len(cols)) + 0.5)
         ax.set_xticklabels([text_safe.label(c) for c in cols], rotation=30, ha="right", fontsize=7)

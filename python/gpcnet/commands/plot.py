@@ -107,7 +107,7 @@ def run(args) -> int:
     # must not hand them to LaTeX; no warning reaches stderr.
     with figures.literal_text():
         fig = _figure(args, doc)
-    note = results.repetition_note(args.run, doc, args.repetition)
+    note = results.repetition_note(text_safe.path(args.run), doc, args.repetition)
     if note and args.kind in ("hist", "ci", "sweep"):
         print(note, file=sys.stderr)
     write_output(args.output, figures.render(fig, fmt), args.force)

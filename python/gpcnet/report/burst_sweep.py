@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from gpcnet import catalog, number_text, text_safe
 from gpcnet.errors import GpcnetError
+from gpcnet.figures import drawable
 from gpcnet.report.html import Markup, fmt, join
 
 STATS = {"avg": "Avg", "p99": "99%"}
@@ -44,7 +45,8 @@ def duration_label(seconds: float) -> str:
 
 
 def _value(v) -> float:
-    return np.nan if v is None else float(v)
+    # NaN (no cell drawn) for a value no axis or colour scale can take.
+    return float(v) if drawable(v) else np.nan
 
 
 def cell_grid(m: dict, test: int, intensity: float, stat: str = "avg") -> np.ndarray:
@@ -88,7 +90,7 @@ def burst_sweep_figure(doc: dict, stat: str = "avg", tests: Optional[list] = Non
             for (i, j), v in np.ndenumerate(grid):
                 if np.isfinite(v):
                     dark = norm is not None and norm(v) > 0.6  # keep the number readable
-                    ax.text(j + 0.5, i + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=8,
+                    ax.text(j + 0.5, i + 0.5, number_text.formatted(v, "{:.2f}"), ha="center", va="center", fontsize=8,
                             color="white" if dark else "black")
             ax.set_xticks(np.arange(n_off) + 0.5)
             ax.set_xticklabels([duration_label(s) for s in m["off_s"]], fontsize=7)

@@ -119,7 +119,7 @@ TILE_KINDS = (("ntile", "network tiles"), ("ptile", "processor tiles"))
 def run_tile_stalls(run: dict, kind: str):
     """A run's stalls per second on its network ("ntile") or processor
     ("ptile") tiles, averaged over routers and duration, or None."""
-    return (((run.get("counters") or {}).get("tiles") or {}).get(kind) or {}).get("stall_per_s")
+    return measured((((run.get("counters") or {}).get("tiles") or {}).get(kind) or {}).get("stall_per_s"))
 
 
 def tile_stalls(study: dict, ok: list, out: dict) -> dict:
