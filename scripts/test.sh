@@ -17,7 +17,8 @@
 # short fuzz run.
 # Installs what is missing first (Debian packages through apt-get, with sudo
 # when not root; Python packages with pip): a compiler, CMake, Open MPI, the
-# gpcnet tool with pytest, pytest-timeout, Hypothesis and ReFrame; for the
+# gpcnet tool with pytest, pytest-timeout, pytest-xdist, Hypothesis and
+# ReFrame (the Python tool's tests run on 2 workers); for the
 # whole suite also headless Chromium, python3-venv (as root, tests/docs makes
 # a venv of Debian's Python with the tool's dependencies for its
 # unprivileged user, /var/cache/gpcnet-tests), iproute2, pyroute2, Slurm,
@@ -96,7 +97,7 @@ run_stage "C unit tests" build_and_unit
 if [ "$quick" -eq 1 ]; then
     run_stage "MPI integration tests (Open MPI), the quick subset" \
         pt integration-quick -m quick tests/integration
-    run_stage "gpcnet Python tool (without the browser)" pt python-quick -m "not full_only" tests/python
+    run_stage "gpcnet Python tool (without the browser)" pt python-quick -n 2 -m "not full_only" tests/python
     run_stage "security: the checks that need no testbed or applications" \
         pt security-quick -m "not full_only" tests/security
     run_stage "docs: every block marked, parsed, naming files that exist" \
@@ -109,7 +110,7 @@ if [ "$quick" -eq 1 ]; then
     exit
 fi
 run_stage "MPI integration tests (Open MPI)" pt integration tests/integration
-run_stage "gpcnet Python tool" pt python tests/python
+run_stage "gpcnet Python tool" pt python -n 2 tests/python
 run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
