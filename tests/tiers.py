@@ -55,6 +55,7 @@ QUICK = [
 FULL_ONLY = [
     "python/test_browser.py",          # headless Chromium
     "python/test_study_browser.py",
+    "docs/test_testbed_study_ratio.py",  # a study on the testbed
 ]
 
 EVERY_BUILD = [
