@@ -238,3 +238,12 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
     if getattr(sampler, "fabric", None):
         out["fabric"] = sampler.fabric
     return out
+
+
+def local_reader():
+    """The local launcher's one host: its adapters (or their switch ports)."""
+    from gpcnet.study import counters
+    root = os.environ.get("GPCNET_SYS_ROOT", "/sys")
+    switch_ports = counters.find_switch_ports(counters.sample(root))
+    first = counters.reading(root, switch_ports)
+    return (lambda: counters.reading(root, switch_ports)), first["source"]
