@@ -9,19 +9,21 @@ values recomputed from parsed text and the application studies' CI_app.
 
 from __future__ import annotations
 
-import math
 from typing import Optional
+
+from gpcnet.number_text import as_float, ratio
 
 
 def congestion_impact(isolated: Optional[float], loaded: Optional[float],
                       lower_is_better: bool) -> Optional[float]:
     """The CI of one value, or None when either side is missing, not
     finite or not positive (a ratio of those means nothing)."""
-    if isolated is None or loaded is None:
+    # as_float: an integer beyond a double (a 400-digit "avg") is no value;
+    # ratio: a quotient that overflows (1e308 / 1e-10) is none either.
+    isolated, loaded = as_float(isolated), as_float(loaded)
+    if isolated is None or loaded is None or not (isolated > 0 and loaded > 0):
         return None
-    if not (math.isfinite(isolated) and math.isfinite(loaded) and isolated > 0 and loaded > 0):
-        return None
-    return loaded / isolated if lower_is_better else isolated / loaded
+    return ratio(loaded, isolated) if lower_is_better else ratio(isolated, loaded)
 
 
 def lower_is_better(better: str) -> bool:
