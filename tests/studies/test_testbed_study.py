@@ -114,11 +114,14 @@ def test_corun_and_scale_studies_produce_every_figure(testbed, tmp_path, congest
     for r in runs:
         c = r["counters"]
         assert c["source"] == "testbed-tc" and c["ports"] and len(c["series"]) >= 2, r["id"]
+        # the leaf ports facing the application's hosts: processor tiles, apart from the metric's
+        assert sorted(v["node"] for v in c["ptile_ports"].values()) == sorted(r["app_nodes"]), r["id"]
+        assert not set(c["ptile_ports"]) & set(c["ports"])
     # the congestor's packets cross the application's switch ports in IV
     assert any(r["counters"]["metric"]["stall_ratio"] is not None for r in runs if r["setting"] == "IV")
     rep = _gpcnet("report", out, "-o", tmp_path / "tb.html")
     assert rep.returncode == 0, rep.stderr
-    assert _figures((tmp_path / "tb.html").read_text()) == ["times", "metric", "series"]
+    assert _figures((tmp_path / "tb.html").read_text()) == ["times", "metric", "tiles", "series"]
 
     sc = tmp_path / "scale.json"
     load_test = Path(congestor_bin).with_name("network_load_test")
