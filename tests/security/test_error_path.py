@@ -68,13 +68,17 @@ def test_extreme_numbers_in_a_results_row(cli, tmp_path, field, value):
 
 
 def test_extreme_numbers_in_a_report_and_a_histogram(cli, tmp_path):
+    """1.7e308 and 5e-324 as Avg and 99%, and a histogram bin [0, 5e-324, n]
+    (no bin a log axis can show: once a stairs size mismatch)."""
     doc = fixture_doc("load_run.json")
     row = next(r for t in doc["tables"] for r in t["rows"] if r.get("histogram"))
     row["avg"], row["p99"] = 1.7e308, 5e-324
-    row["histogram"]["bins"] = [[0, 5e-324, row["samples"]]]   # no bin a log axis can show
+    row["histogram"]["bins"] = [[0, 5e-324, row["samples"]]]
     path = _write(tmp_path, doc)
-    ok_or_one_line(*cli("report", path, "-o", tmp_path / "r.html"))
-    ok_or_one_line(*cli("plot", path, "--kind", "hist", "-o", tmp_path / "h.svg"))
+    for args in (("report", path, "-o", tmp_path / "r.html"), ("plot", path, "--kind", "hist", "-o", tmp_path / "h.svg")):
+        code, out, err = cli(*args)
+        ok_or_one_line(code, out, err)
+        assert code == 0 and err == "", err
 
 
 def test_percentages_and_ratios_of_extreme_values_are_bounded(cli, tmp_path):
@@ -85,15 +89,6 @@ def test_percentages_and_ratios_of_extreme_values_are_bounded(cli, tmp_path):
     line = next(x for x in out.splitlines() if x.startswith("REGRESSION") and "1.7e+308" in x)
     assert "(>999999% worse, limit 5%)" in line and "inf" not in line
     assert "7.57e+307" in out and not re.search(r"\d{20}", out)
-
-
-def test_a_histogram_bin_at_the_smallest_double(cli, tmp_path):
-    doc = fixture_doc("load_run.json")
-    row = next(r for t in doc["tables"] for r in t["rows"] if r.get("histogram"))
-    row["histogram"]["bins"] = [[0, 5e-324, row["samples"]]]
-    path = _write(tmp_path, doc)
-    code, _, err = cli("plot", path, "--kind", "hist", "-o", tmp_path / "h.svg")
-    assert code == 0 and err == "", err
 
 
 # -- the counters file of plot --counters -----------------------------------
@@ -286,22 +281,17 @@ HOSTILE_NUMBERS = [10**400, 1.7e308, 5e-324]
 
 def test_every_numeric_field_of_a_study_reaches_the_summaries(tmp_path):
     """Each number the study report reads, set in one run (or the config)
-    to a 400-digit integer or an extreme double: the document is refused
-    by its schema (one line) or summarised without error. Drawing is
-    covered by the cases below and by test_fuzz_readers.py."""
-    from gpcnet.errors import GpcnetError
-    from gpcnet.study import document, stats
+    to a 400-digit integer or an extreme double, is summarised without
+    error, even where the schema would refuse it first (an integer field
+    given 1.7e308). Drawing is covered by the cases below and by
+    test_fuzz_readers.py."""
+    from gpcnet.study import stats
     from gpcnet.study.report import summarise, summarise_scale
     tried = 0
     for kind, make in sorted(study_docs.KINDS.items()):
         for path in study_docs.numeric_fields(make()):
             for value in HOSTILE_NUMBERS:
                 doc = study_docs.put(make(), path, value, every_run=False)
-                try:
-                    document.validate(doc, "s.json")
-                except GpcnetError as e:
-                    assert "\n" not in str(e) and len(str(e)) < 400, e
-                    continue
                 tried += 1
                 if kind == "scale":
                     summarise_scale(doc)
@@ -309,7 +299,7 @@ def test_every_numeric_field_of_a_study_reaches_the_summaries(tmp_path):
                     summarise(doc)
                     if kind == "bully":
                         stats.table_i(doc)
-    assert tried > 100
+    assert tried > 250
 
 
 @pytest.mark.parametrize("kind, path, value", [
