@@ -111,11 +111,6 @@ def json_counts(text: str) -> tuple:
     return values, containers
 
 
-# Linear: each alternative starts where the one before cannot go on (a
-# digit before the exponent; the start of a run of digits).
-_BIG_NUMBER = re.compile(r"[0-9][eE][+-]?[0-9]{3}|(?<![0-9])[0-9]{309}")
-
-
 def _reject_constant(name: str):
     # Python's json accepts NaN/Infinity, which are not JSON; the schema
     # says a missing value is null, so a NaN means a writer bug.
@@ -144,13 +139,8 @@ def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
     if containers > MAX_JSON_CONTAINERS:
         raise GpcnetError(f"{path}: {containers} lists and objects, more than any {what} file holds "
                           f"(limit {MAX_JSON_CONTAINERS}); not parsed")
-    # A float overflows a double only with an exponent of three digits or
-    # 309 digits before its point; without either in the text the numbers
-    # are left to json's own parser (a Python call per number was a third
-    # of the time of a large document).
-    floats = _finite_float if _BIG_NUMBER.search(text) else None
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=floats)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise GpcnetError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except RecursionError:
