@@ -117,7 +117,9 @@ def _plot_counters(cli, tmp_path, counters):
 @pytest.mark.parametrize("change, says", [
     ({"series__samples__1__ports__leaf1/l1s0__bytes": "many"},
      "$.series.samples[1].ports['leaf1/l1s0'].bytes: expected a number, not 'many'"),
-    ({"series__samples__2__ports__leaf1/l1s0__bytes": 10**4000}, "expected a number, not <an integer of about"),
+    # refused by the shape check, or by the reader should it refuse integers beyond a double
+    ({"series__samples__2__ports__leaf1/l1s0__bytes": 10**4000}, ("expected a number, not <an integer of about",
+                                                                  "out of range")),
     ({"series__samples__0__ports__leaf1/l1s0__bytes": -5}, "bytes: -5 is below 0"),
     ({"series__samples__0__dt": None}, "$.series.samples[0].dt: expected a number, not null"),
     ({"series__samples": {"a": 1}}, "$.series.samples: expected a list, not an object of 1 keys"),
@@ -129,7 +131,7 @@ def _plot_counters(cli, tmp_path, counters):
         "after-port", "no-series"])
 def test_counters_file_of_the_wrong_shape(cli, tmp_path, change, says):
     line = one_line_error(*_plot_counters(cli, tmp_path, _counters(**change))[::2])
-    assert "c.json: " in line and says in line, line
+    assert "c.json: " in line and any(x in line for x in ((says,) if isinstance(says, str) else says)), line
     assert not (tmp_path / "t.svg").exists()
 
 
