@@ -124,12 +124,26 @@ def _finite_float(text: str) -> float:
     return value
 
 
+# An integer of more digits than the largest double has cannot be a count,
+# a size or a time of any run (the largest a run writes, bytes moved, has
+# about 20): refused like a float that overflows a double, so no reader
+# meets an integer of thousands of digits.
+MAX_INT_DIGITS = 308
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text) - (text[:1] == "-")
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {digits} digits is out of range (more than a double holds)")
+    return int(text)
+
+
 def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
     """Read and parse a JSON file; every problem is one GpcnetError line
     naming the file. At most max_bytes, MAX_JSON_VALUES values and
     MAX_JSON_CONTAINERS lists and objects, counted before parsing, so time
-    and memory are bounded. NaN, Infinity and numbers that overflow a
-    double are refused."""
+    and memory are bounded. NaN, Infinity, numbers that overflow a double
+    and integers of more than MAX_INT_DIGITS digits are refused."""
     path = Path(path)
     text = read_text(path, what, max_bytes)
     values, containers = json_counts(text)
@@ -140,7 +154,8 @@ def read_json(path, what: str, max_bytes: int = MAX_JSON_BYTES):
         raise GpcnetError(f"{path}: {containers} lists and objects, more than any {what} file holds "
                           f"(limit {MAX_JSON_CONTAINERS}); not parsed")
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          parse_int=_bounded_int)
     except json.JSONDecodeError as e:
         raise GpcnetError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except RecursionError:

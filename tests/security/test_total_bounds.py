@@ -344,3 +344,38 @@ def test_gpcnet_nodes_cuts_a_long_node_name(cli, tmp_path):
     code, out, err = cli("nodes", path)
     assert code == 0, err
     assert max(map(len, out.splitlines())) < 400
+
+
+def test_an_integer_longer_than_a_double_is_refused_when_read(tmp_path):
+    """Integers of thousands of digits reached every reader (an internal
+    error in several): refused where the file is parsed, like 1e400. The
+    longest a double holds (308 digits) is still read."""
+    from gpcnet.reading import MAX_INT_DIGITS, read_json
+    ok = tmp_path / "ok.json"
+    ok.write_text('{"a": -' + "9" * MAX_INT_DIGITS + "}")
+    assert read_json(ok, "test")["a"] == -int("9" * MAX_INT_DIGITS)
+    for digits in (MAX_INT_DIGITS + 1, 4000, 5000):
+        bad = tmp_path / f"bad{digits}.json"
+        bad.write_text('{"schema": "gpcnet-results", "x": [1, ' + "7" * digits + "]}")
+        with pytest.raises(GpcnetError, match=f"an integer of {digits} digits is out of range"):
+            read_json(bad, "test")
+
+
+def test_a_study_json_over_its_value_budget_is_refused_before_the_schema(tmp_path, monkeypatch):
+    """The study schema costs about 10 us a value: the values are counted
+    first, and the schema never sees a document over the budget."""
+    import json
+
+    from gpcnet.study import document
+    monkeypatch.setattr(document, "MAX_STUDY_VALUES", 1000)
+    seen = []
+    monkeypatch.setattr(document, "validate", lambda doc, where: seen.append(where))
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"kind": "gpcnet_study", "runs": [{"t": [0.5] * 10}] * 100}))
+    with pytest.raises(GpcnetError, match="more than 1000 values, more than any study holds"):
+        document.load(big)
+    assert seen == []
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps({"kind": "gpcnet_study", "runs": [{"t": [0.5] * 10}] * 10}))
+    document.load(small)
+    assert seen == [str(small)]
