@@ -126,7 +126,7 @@ if [ "$quick" -eq 1 ]; then
         pt integration-quick -m quick tests/integration
     run_stage "gpcnet Python tool (without the browser)" pt python-quick -n 2 -m "not full_only" tests/python
     run_stage "security: the checks that need no testbed or applications" \
-        pt security-quick -m "not full_only" tests/security
+        pt security-quick -n 2 -m "not full_only" tests/security
     run_stage "docs: every block marked, parsed, naming files that exist" \
         pt docs-quick -m "not full_only" -k "not runs_as" tests/docs
     slowest
@@ -144,7 +144,7 @@ testbed() { pt testbed tests/testbed; }
 packaging() { pt packaging -rs tests/packaging; }
 together "testbed (emulated cluster, root)" testbed "packaging: Spack, Benchpark and ReFrame" packaging
 run_stage "gpcnet study (co-run, bullies, counters)" studies
-run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security tests/security
+run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security -n 2 tests/security
 run_stage "docs: every runnable example as written" pt docs tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
