@@ -55,16 +55,18 @@ run_stage() { # name, command...
     local log t=$SECONDS; log="$(mktemp)"
     echo "=== $name"
     "$@" 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
-    count "$name" "$log"
-    echo "=== $name: $((SECONDS - t)) s"
-    if [ "$rc" -ne 0 ]; then
-        echo "=== $name: FAILED (exit $rc)"
+    tally "$name" "$log" "${PIPESTATUS[0]}" "$t"
+    rm -f "$log"
+}
+tally() { # name, log, exit status, start time: the counts and time of a finished stage
+    count "$1" "$2"
+    echo "=== $1: $((SECONDS - $4)) s"
+    if [ "$3" -ne 0 ]; then
+        echo "=== $1: FAILED (exit $3)"
         stage_failed=1
         # A stage that died before counting still counts as a failure.
-        grep -Eq '[0-9]+ failed' "$log" || failed=$((failed + 1))
+        grep -Eq '[0-9]+ failed' "$2" || failed=$((failed + 1))
     fi
-    rm -f "$log"
 }
 
 # JUnit files of each pytest stage: the slowest cases are listed at the end.
@@ -86,20 +88,9 @@ together() { # name1, function1, name2, function2
     "$4" >"$l2" 2>&1 & p2=$!
     wait "$p1"; rc1=$?
     wait "$p2"; rc2=$?
-    report_stage "$1" "$l1" "$rc1" "$t"
-    report_stage "$3" "$l2" "$rc2" "$t"
+    echo "=== $1"; cat "$l1"; tally "$1" "$l1" "$rc1" "$t"
+    echo "=== $3"; cat "$l2"; tally "$3" "$l2" "$rc2" "$t"
     rm -f "$l1" "$l2"
-}
-report_stage() { # name, log, exit status, start time
-    echo "=== $1"
-    cat "$2"
-    count "$1" "$2"
-    echo "=== $1: $((SECONDS - $4)) s"
-    if [ "$3" -ne 0 ]; then
-        echo "=== $1: FAILED (exit $3)"
-        stage_failed=1
-        grep -Eq '[0-9]+ failed' "$2" || failed=$((failed + 1))
-    fi
 }
 
 export GPCNET_BUILD_DIR="$repo/build"
