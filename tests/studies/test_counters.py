@@ -28,12 +28,13 @@ def fake_sys(root, net=None, ib=None):
     return str(root)
 
 
-def readings(*steps, t0=100.0, dt=1.0):
-    """Cumulative readings from per-interval increments {port: (stalls, flits)}."""
+def readings(*steps, t0=100.0, dt=1.0, dts=None):
+    """Cumulative readings from per-interval increments {port: (stalls, flits)},
+    every interval dt long, or dts[i] each."""
     totals, out, t = {}, [], t0
     out.append({"time": t, "ports": {p: {"stall": 0, "flit": 0} for s in steps for p in s}})
-    for step in steps:
-        t += dt
+    for i, step in enumerate(steps):
+        t += dts[i] if dts else dt
         for p, (s, f) in step.items():
             c = totals.setdefault(p, [0, 0])
             c[0] += s

@@ -5,20 +5,12 @@ Hand-computed answers."""
 import pytest
 
 from gpcnet.study import stall
+from test_counters import readings
 
 
 def cumulative(steps, t0=100.0):
     """[(dt, {port: (stalls, flits)}), ...] increments -> cumulative readings."""
-    totals, t = {}, t0
-    out = [{"time": t, "ports": {p: {"stall": 0, "flit": 0} for _, step in steps for p in step}}]
-    for dt, step in steps:
-        t += dt
-        for p, (s, f) in step.items():
-            c = totals.setdefault(p, [0, 0])
-            c[0] += s
-            c[1] += f
-        out.append({"time": t, "ports": {p: {"stall": c[0], "flit": c[1]} for p, c in totals.items()}})
-    return out
+    return readings(*(step for _, step in steps), t0=t0, dts=[dt for dt, _ in steps])
 
 
 SCOPE = {"a": {"router": "r0"}}
