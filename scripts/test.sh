@@ -77,22 +77,6 @@ pt() { # stage label, pytest arguments...
     python3 -m pytest -q --junitxml="$logs/$label.xml" "$@"
 }
 
-# Two stages side by side (their output follows, one after the other, when
-# both have ended): the testbed's jobs mostly wait on its rate-limited
-# links while Spack's concretizer keeps one core busy.
-together() { # name1, function1, name2, function2
-    local l1 l2 p1 p2 rc1 rc2 t=$SECONDS
-    l1="$(mktemp)"; l2="$(mktemp)"
-    echo "=== $1 | $3 (side by side)"
-    "$2" >"$l1" 2>&1 & p1=$!
-    "$4" >"$l2" 2>&1 & p2=$!
-    wait "$p1"; rc1=$?
-    wait "$p2"; rc2=$?
-    echo "=== $1"; cat "$l1"; tally "$1" "$l1" "$rc1" "$t"
-    echo "=== $3"; cat "$l2"; tally "$3" "$l2" "$rc2" "$t"
-    rm -f "$l1" "$l2"
-}
-
 export GPCNET_BUILD_DIR="$repo/build"
 build_and_unit() {
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null || return 1
@@ -131,9 +115,8 @@ run_stage "MPI integration tests (Open MPI)" pt integration tests/integration
 run_stage "gpcnet Python tool" pt python -n 2 tests/python
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
-testbed() { pt testbed tests/testbed; }
-packaging() { pt packaging -rs tests/packaging; }
-together "testbed (emulated cluster, root)" testbed "packaging: Spack, Benchpark and ReFrame" packaging
+run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
+run_stage "packaging: Spack, Benchpark and ReFrame" pt packaging -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" studies
 run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security -n 2 tests/security
 run_stage "docs: every runnable example as written" pt docs tests/docs
