@@ -137,6 +137,15 @@ class ProcessGuard:
         reap(SESSION_MARK, self.session)
 
 
+def ctrl_c_as_at_a_terminal() -> None:
+    """preexec_fn for a child that a test sends SIGINT: its Ctrl-C acts as
+    at a terminal. A pytest started in the background by a script (`cmd &`
+    without job control) ignores SIGINT from the start, every child inherits
+    that, and a Python started so never installs its KeyboardInterrupt
+    handler: the signal would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def register(config) -> None:
     import tiers   # the tier marks (tests/tiers.py): every conftest registers through here
     tiers.register(config)

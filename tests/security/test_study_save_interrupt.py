@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+import process_guard
 from conftest import REPO
 from gpcnet.signals import Terminated, deferring_termination, terminate_as_interrupt
 from gpcnet.study import document
@@ -61,7 +62,8 @@ def test_signal_during_the_save_keeps_the_finished_run(tmp_path, congestor_bin, 
             "--", "true"]
     p = subprocess.Popen([sys.executable, str(driver), str(tmp_path), "2", *argv],
                          env=dict(os.environ, PYTHONPATH=str(REPO / "python")),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=process_guard.ctrl_c_as_at_a_terminal)
     release = None
     try:
         deadline = time.monotonic() + 300  # a hang guard only: the wait is for the file

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import process_guard
+
 from gpcnet.cli import main
 from gpcnet.study import report
 
@@ -223,7 +225,8 @@ def test_interrupted_study_keeps_finished_runs_and_resumes(tmp_path, congestor_b
             "-n", "2", "--rotations", "3", "--settings", "I,III", "--congestor-warmup", "0.5",
             "--congestor-bin", congestor_bin, "-o", str(out), "--", *_gated_app(tmp_path)]
     env = dict(os.environ, PYTHONPATH=PY)
-    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=process_guard.ctrl_c_as_at_a_terminal)
     _wait_for(tmp_path / "blocked", p)   # runs 1 and 2 are finished and saved; run 3 is running
     p.send_signal(sig)
     text, _ = p.communicate(timeout=120)
