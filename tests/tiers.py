@@ -105,7 +105,7 @@ def _key(item) -> str:
 
 
 def listed(key: str, entries) -> bool:
-    return any(key == e or key.startswith(e + "::") if "::" not in e else key == e for e in entries)
+    return any(key == e or ("::" not in e and key.startswith(e + "::")) for e in entries)
 
 
 class TierMarks:

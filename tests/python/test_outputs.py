@@ -7,17 +7,13 @@ import os
 import pytest
 
 from conftest import fixture
+import output_commands
 
 RUN = fixture("load_run.json")
 TEXT = fixture("ours_load_default.txt")
 
-COMMANDS = {
-    "report": lambda out: ("report", RUN, "-o", out),
-    "plot": lambda out: ("plot", RUN, "--kind", "ci", "-o", out),
-    "table": lambda out: ("table", RUN, "-o", out),
-    "parse": lambda out: ("parse", TEXT, "-o", out),
-}
-SUFFIX = {"report": "r.html", "plot": "ci.svg", "table": "t.md", "parse": "p.json"}
+COMMANDS = output_commands.commands(RUN, TEXT)
+SUFFIX = output_commands.SUFFIX
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

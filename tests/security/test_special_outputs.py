@@ -28,19 +28,15 @@ import gpcnet
 from conftest import FIXTURES
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
+import output_commands
 
 HANG_GUARD_S = 60
 PACKAGE_ROOT = str(Path(gpcnet.__file__).resolve().parents[1])  # the gpcnet under test
 RUN = FIXTURES / "load_run.json"
 TEXT = FIXTURES / "ours_load_default.txt"
 
-COMMANDS = {
-    "report": lambda out: ("report", RUN, "-o", out),
-    "plot": lambda out: ("plot", RUN, "--kind", "ci", "-o", out),
-    "table": lambda out: ("table", RUN, "-o", out),
-    "parse": lambda out: ("parse", TEXT, "-o", out),
-}
-SUFFIX = {"report": "r.html", "plot": "ci.svg", "table": "t.md", "parse": "p.json"}
+COMMANDS = output_commands.commands(RUN, TEXT)
+SUFFIX = output_commands.SUFFIX
 
 
 def gpcnet(*args, cwd=None):

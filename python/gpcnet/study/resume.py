@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gpcnet import text_safe
 from gpcnet.errors import GpcnetError
 from gpcnet.study import document
 
@@ -50,8 +51,7 @@ def _comparable(config: dict) -> dict:
 def _show(value) -> str:
     if value is _ABSENT:
         return "none"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text_safe.shorten(repr(value), 77)
 
 
 def first_difference(stored: dict, config: dict):
