@@ -55,18 +55,16 @@ run_stage() { # name, command...
     local log t=$SECONDS; log="$(mktemp)"
     echo "=== $name"
     "$@" 2>&1 | tee "$log"
-    tally "$name" "$log" "${PIPESTATUS[0]}" "$t"
-    rm -f "$log"
-}
-tally() { # name, log, exit status, start time: the counts and time of a finished stage
-    count "$1" "$2"
-    echo "=== $1: $((SECONDS - $4)) s"
-    if [ "$3" -ne 0 ]; then
-        echo "=== $1: FAILED (exit $3)"
+    local rc=${PIPESTATUS[0]}
+    count "$name" "$log"
+    echo "=== $name: $((SECONDS - t)) s"
+    if [ "$rc" -ne 0 ]; then
+        echo "=== $name: FAILED (exit $rc)"
         stage_failed=1
         # A stage that died before counting still counts as a failure.
-        grep -Eq '[0-9]+ failed' "$2" || failed=$((failed + 1))
+        grep -Eq '[0-9]+ failed' "$log" || failed=$((failed + 1))
     fi
+    rm -f "$log"
 }
 
 # JUnit files of each pytest stage: the slowest cases are listed at the end.
@@ -113,9 +111,9 @@ if [ "$quick" -eq 1 ]; then
 fi
 run_stage "MPI integration tests (Open MPI)" pt integration tests/integration
 run_stage "gpcnet Python tool" pt python -n 2 tests/python
+run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
-run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 run_stage "packaging: Spack, Benchpark and ReFrame" pt packaging -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" studies
 run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security -n 2 tests/security
