@@ -27,7 +27,8 @@ WAIT = float(os.environ.get("GPCNET_TESTBED_WAIT", "600"))
 _waited = [0.0]
 
 
-def _namespaces() -> list:
+def namespaces() -> list:
+    """The testbed namespaces on this machine (gtb-...), whoever made them."""
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     return [line.split()[0] for line in out.splitlines() if line.startswith("gtb-")]
 
@@ -38,7 +39,7 @@ def foreign() -> str | None:
     try:
         state = json.loads(STATE.read_text())
     except FileNotFoundError:
-        return "a testbed without a state file (its namespaces)" if _namespaces() else None
+        return "a testbed without a state file (its namespaces)" if namespaces() else None
     except (OSError, ValueError):
         return "a testbed with an unreadable state file"
     label = state.get("owner") if isinstance(state, dict) else None

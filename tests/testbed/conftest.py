@@ -78,9 +78,7 @@ def tmp_path():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def our_namespaces():
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith("gtb-")]
+our_namespaces = testbed_share.namespaces
 
 
 def binary(name):
