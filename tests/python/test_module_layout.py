@@ -2,7 +2,10 @@
 concern, and no circle of imports between modules (counting the imports
 inside functions, which hide a circle from Python but not from a reader:
 testbed/faults.py once took the testbed's lock from testbed/cli.py, which
-imports faults.py). Reads the sources only."""
+imports faults.py). The same holds between the subpackages taken whole
+(study/, testbed/, report/, ...): testbed/counters.py once borrowed the
+study's sampler while study/launch.py started the testbed's launcher, a
+circle of packages that no two modules closed. Reads the sources only."""
 import ast
 from pathlib import Path
 
@@ -34,6 +37,20 @@ def import_graph(root=PACKAGE, package="gpcnet"):
     return graph
 
 
+def package_graph(graph, package="gpcnet"):
+    """The module graph with each subpackage taken as one node (a module
+    at the top of the package stays a node of its own): {node: set of
+    nodes it imports}, an import inside a subpackage left out."""
+    def node(mod):
+        parts = mod.split(".")
+        return ".".join(parts[:2]) if len(parts) > 2 or mod in subpackages else mod
+    subpackages = {m.rsplit(".", 1)[0] for m in graph if m.count(".") >= 2}
+    out = {}
+    for mod, deps in graph.items():
+        out.setdefault(node(mod), set()).update(node(d) for d in deps if node(d) != node(mod))
+    return out
+
+
 def test_graph_counts_imports_inside_functions(tmp_path):
     (tmp_path / "cli.py").write_text("from pkg import faults\n\ndef lock():\n    pass\n")
     (tmp_path / "faults.py").write_text("def f():\n    from pkg.cli import lock\n    return lock()\n")
@@ -46,3 +63,28 @@ def test_graph_counts_imports_inside_functions(tmp_path):
 def test_no_import_circle_in_the_package():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_package_graph_sees_a_circle_no_two_modules_close(tmp_path):
+    # study.launch -> testbed.launch and testbed.counters -> study.sampling:
+    # no module circle, but the two packages need each other.
+    for sub, files in {"study": {"launch": "def go():\n    from pkg.testbed import launch\n",
+                                 "sampling": "import os\n"},
+                       "testbed": {"launch": "import os\n",
+                                   "counters": "def s():\n    from pkg.study import sampling\n"}}.items():
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "__init__.py").write_text("")
+        for name, text in files.items():
+            (tmp_path / sub / f"{name}.py").write_text(text)
+    (tmp_path / "shared.py").write_text("import os\n")
+    modules = import_graph(tmp_path, "pkg")
+    assert find_cycle(modules) is None
+    assert find_cycle(package_graph(modules)) == ["pkg.study", "pkg.testbed", "pkg.study"]
+    # The shared piece moved to a module both import: no circle left.
+    (tmp_path / "testbed" / "counters.py").write_text("def s():\n    from pkg import shared\n")
+    assert find_cycle(package_graph(import_graph(tmp_path, "pkg"))) is None
+
+
+def test_no_import_circle_between_subpackages():
+    cycle = find_cycle(package_graph(import_graph()))
+    assert cycle is None, "import circle between packages: " + " -> ".join(cycle)

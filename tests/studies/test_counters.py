@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from gpcnet.fork_sampler import ForkSampler
 from gpcnet.study import counters, sampling, stall
 
 PY = str(counters.__file__).rsplit("/gpcnet/", 1)[0]
@@ -267,7 +268,7 @@ def test_in_process_sampler_runs_in_a_child_and_keeps_every_reading(tmp_path):
             raise OSError("netlink gone")
         return {"time": time.time(), "ports": {"p": {"stall": n, "flit": 10 * n}}}
 
-    s = sampling.ForkSampler(read, 0.05, "testbed-tc", {"p": {"router": "r"}}, tmp_path / "s.jsonl")
+    s = ForkSampler(read, 0.05, "testbed-tc", {"p": {"router": "r"}}, tmp_path / "s.jsonl")
     s.start()
     assert s.pid != os.getpid()
     deadline = time.monotonic() + 60

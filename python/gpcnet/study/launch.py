@@ -111,9 +111,10 @@ class LocalLauncher(MpirunLauncher):
 
     def counter_sampler(self, nodes, interval, tag, duration):
         # One host: every study node shares its adapters; read here.
+        from gpcnet.fork_sampler import ForkSampler
         from gpcnet.study import sampling
         read, source = sampling.local_reader()
-        return sampling.ForkSampler(read, interval, source, None, self.workdir / f"{tag}.jsonl")
+        return ForkSampler(read, interval, source, None, self.workdir / f"{tag}.jsonl")
 
 
 class TestbedLauncher(MpirunLauncher):

@@ -159,17 +159,18 @@ def switch_reader(topo: Topology):
 @contextlib.contextmanager
 def sampled(topo: Topology, interval):
     """Sample every switch port every `interval` seconds while the block runs (with
-    the study's periodic sampler: a forked child, its readings in a private
-    temporary directory); the yielded dict is filled with the series when
-    the block ends. interval None: nothing is sampled."""
+    the periodic sampler gpcnet study uses too, gpcnet.fork_sampler: a forked
+    child, its readings in a private temporary directory); the yielded dict
+    is filled with the series when the block ends. interval None: nothing is
+    sampled."""
     out: dict = {}
     if not interval:
         yield out
         return
-    from gpcnet.study import sampling
+    from gpcnet.fork_sampler import ForkSampler
     with tempfile.TemporaryDirectory(prefix="gpcnet-counters-") as tmp:
-        sampler = sampling.ForkSampler(switch_reader(topo), interval, "testbed-tc", None,
-                                       Path(tmp) / "readings.jsonl")
+        sampler = ForkSampler(switch_reader(topo), interval, "testbed-tc", None,
+                              Path(tmp) / "readings.jsonl")
         start = time.time()
         sampler.start()
         try:
