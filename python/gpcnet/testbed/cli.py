@@ -11,14 +11,19 @@ from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interru
 SHAPE_HELP = ("star: every host on one non-blocking switch. fat-tree: leaves of "
               "--hosts-per-leaf hosts, each cabled to every one of --spines spines; "
               "--taper = hosts' bandwidth / uplink bandwidth of a leaf (1 = non-blocking, "
-              "4 = 4:1 tapered).")
+              "4 = 4:1 tapered). rail: --nics-per-host K NICs per host, NIC i of every host "
+              "to the leaf of rail i, the rails' leaves joined by the spines.")
 
 
 def _add_shape(p) -> None:
     g = p.add_argument_group("topology")
-    g.add_argument("--topology", default="star", metavar="KIND", help="star or fat-tree (default: star)")
+    g.add_argument("--topology", default="star", metavar="KIND",
+                   help="star, fat-tree or rail (default: star)")
+    g.add_argument("--nics-per-host", default="1", metavar="K",
+                   help="data NICs per host, 1 to 8 (default: 1); rail: 2 or more, one per rail")
     g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
-    g.add_argument("--hosts-per-leaf", type=int, default=0, metavar="N", help="fat-tree: hosts per leaf switch")
+    g.add_argument("--hosts-per-leaf", type=int, default=0, metavar="N",
+                   help="fat-tree: hosts per leaf switch; rail: hosts per leaf of each rail (default: all)")
     g.add_argument("--spines", type=int, default=1, metavar="N", help="fat-tree: spine switches (default: 1)")
     g.add_argument("--taper", type=float, default=1.0, metavar="T",
                    help="fat-tree: host bandwidth / uplink bandwidth per leaf (default: 1)")
@@ -37,7 +42,7 @@ def _topology(args):
     from gpcnet.testbed import topology
     return topology.build(args.topology, args.hosts, args.hosts_per_leaf, args.spines, args.taper,
                           args.host_rate, args.host_delay, args.uplink_delay, args.qdisc,
-                          args.ecn, args.queue)
+                          args.ecn, args.queue, args.nics_per_host)
 
 
 def cmd_up(args) -> int:
@@ -68,6 +73,13 @@ def cmd_up(args) -> int:
     p = topo.params
     shape = (f"{len(topo.switches) - len(topo.spines)} leaves x {p['hosts_per_leaf']} hosts, "
              f"{p['spines']} spine(s), taper {p['taper']:g}" if topo.spines else "one switch")
+    if topo.kind == "rail":
+        leaves = (len(topo.switches) - len(topo.spines)) // topo.nics_per_host
+        shape = (f"{topo.nics_per_host} rails x {leaves} leaf/leaves x {p['hosts_per_leaf']} hosts "
+                 f"(NIC i of every host on rail i, 198.19.i.N), {p['spines']} spine(s), "
+                 f"taper {p['taper']:g}")
+    elif topo.nics_per_host > 1:
+        shape += f", {topo.nics_per_host} NICs per host (NIC i: data<i>, 198.19.i.N)"
     print(f"testbed up: {args.topology}, {len(topo.hosts)} hosts ({topo.hosts[0].name}..."
           f"{topo.hosts[-1].name}), {shape}; data {topo.hosts[0].data_ip}.., "
           f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}")
@@ -112,8 +124,12 @@ def cmd_status(args) -> int:
     snap = counters.sample(topo)
     in_force = faults.load()
     if args.json:
+        extra = {}
+        if topo.nics_per_host > 1:
+            from gpcnet.testbed import rails
+            extra = rails.summary(topo, snap["ports"])
         counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind,
-                                               "faults": in_force, **snap})
+                                               "faults": in_force, **snap, **extra})
     p = topo.params
     print(f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
           + (f", uplinks {format_rate(p['uplink_rate'])} x {p['spines']} per leaf (taper {p['taper']:g})"
@@ -124,6 +140,9 @@ def cmd_status(args) -> int:
     if isinstance(label, str):
         print(f"owner: {label}")
     sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
+    if topo.nics_per_host > 1:
+        from gpcnet.testbed import rails
+        sys.stdout.write(rails.render(rails.summary(topo, snap["ports"])))
     return 0
 
 
@@ -135,14 +154,27 @@ def cmd_run(args) -> int:
     command = args.job[1:] if args.job[:1] == ["--"] else args.job
     if args.ppn < 1:
         raise GpcnetError(f"--ppn {args.ppn}: expected 1 or more")
-    before = counters.sample(topo) if args.counters else None
-    with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
-        rc = launch.run(topo, args.ppn, command, mpi=args.mpi, once=args.no_mpi,
-                        timeout=args.timeout)
-    if args.counters:
-        after = counters.sample(topo)
-        doc = {"before": before, "after": after, "delta": counters.delta(before, after)}
-        counters.write(args.counters, args.force, {**doc, "series": series} if interval else doc)
+    from gpcnet.testbed import rails
+    rails.check_placement(topo, args.placement)
+    # Every run on a multi-NIC testbed sets its placement (none: neighbours
+    # learnt by ARP), so a run never inherits an earlier run's.
+    rails.place(topo, args.placement)
+    try:
+        before = counters.sample(topo) if args.counters else None
+        with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
+            rc = launch.run(topo, args.ppn, command, mpi=args.mpi, once=args.no_mpi,
+                            timeout=args.timeout)
+        if args.counters:
+            after = counters.sample(topo)
+            doc = {"before": before, "after": after, "delta": counters.delta(before, after)}
+            if topo.nics_per_host > 1:
+                doc["placement"] = args.placement
+                doc["delta"].update(rails.summary(topo, doc["delta"]["ports"]))
+            counters.write(args.counters, args.force, {**doc, "series": series} if interval else doc)
+    finally:
+        if args.placement:
+            with ignoring_termination():
+                rails.place(topo, None)
     return rc
 
 
@@ -223,6 +255,11 @@ def add_parser(sub) -> None:
                    help="launcher: openmpi (Debian's mpirun, the default) or mpich (Hydra of the MPICH "
                         "scripts/setup-testbed.sh installs, ch4:ofi over TCP on the data NIC; programs "
                         "built with scripts/build.sh --mpi mpich-ofi)")
+    p.add_argument("--placement", metavar="KIND",
+                   help="multi-NIC testbeds: same-rail (every message lands at the receiver's NIC of "
+                        "the rail it left by: no spine) or cross-rail (at the receiver's NIC of the "
+                        "next rail: every message between hosts crosses a spine), for this run; "
+                        "canaries and congestors alike")
     p.add_argument("--no-mpi", action="store_true",
                    help="run COMMAND once on the head node instead (e.g. sbatch, srun), in the "
                         "environment of --mpi's jobs")
@@ -244,4 +281,4 @@ def add_parser(sub) -> None:
     for a in p._actions:
         if a.dest == "topology":
             a.default = None
-            a.help = "star or fat-tree (default: the running testbed)"
+            a.help = "star, fat-tree or rail (default: the running testbed)"

@@ -58,7 +58,7 @@ def sample(topo: Topology) -> dict:
                 link = ipr.get_links(idx)[0]
                 s64 = link.get_attr("IFLA_STATS64") or {}
                 ports[port_key(p)] = {
-                    "switch": p.switch, "interface": p.ifname, "tier": p.tier,
+                    "switch": p.switch, "interface": p.ifname, "tier": p.tier, "rail": p.rail,
                     "rate_bps": p.rate, **_qdisc_stats(ipr, idx),
                     "link_tx_bytes": s64.get("tx_bytes", 0),
                     "link_rx_bytes": s64.get("rx_bytes", 0),
@@ -108,7 +108,7 @@ def delta(before: dict, after: dict) -> dict:
     out = {}
     for key, a in after["ports"].items():
         b = before["ports"].get(key, {})
-        out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps")
+        out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps", "rail")
                         else v) for k, v in a.items()}
     return {"seconds": after["time"] - before["time"], "ports": out}
 

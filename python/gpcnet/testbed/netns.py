@@ -24,6 +24,7 @@ from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
+from gpcnet.testbed import rails
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 
 STATE_DIR = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed"))
@@ -264,17 +265,19 @@ def create(topo: Topology) -> None:
                 i = hipr.link_lookup(ifname="mgmt0")[0]
                 hipr.addr("add", index=i, address=ip, prefixlen=MGMT_PREFIX)
                 hipr.link("set", index=i, state="up")
-        # Data fabric.
+        # Data fabric: every NIC of every host to its leaf.
         for h in topo.hosts:
-            port = f"d{h.number}"
-            ipr.link("add", ifname=port, kind="veth", peer={"ifname": "data0", "net_ns_fd": h.ns})
-            ipr.link("set", index=ipr.link_lookup(ifname=port)[0],
-                     master=ipr.link_lookup(ifname=h.leaf)[0], state="up")
-            with _iproute(h.ns) as hipr:
-                i = hipr.link_lookup(ifname="data0")[0]
-                hipr.link("set", index=i, address=h.mac)
-                hipr.addr("add", index=i, address=h.data_ip, prefixlen=DATA_PREFIX)
-                hipr.link("set", index=i, state="up")
+            for nic in h.nics:
+                ipr.link("add", ifname=nic.port, kind="veth", peer={"ifname": nic.ifname, "net_ns_fd": h.ns})
+                ipr.link("set", index=ipr.link_lookup(ifname=nic.port)[0],
+                         master=ipr.link_lookup(ifname=nic.leaf)[0], state="up")
+                with _iproute(h.ns) as hipr:
+                    i = hipr.link_lookup(ifname=nic.ifname)[0]
+                    hipr.link("set", index=i, address=nic.mac)
+                    hipr.addr("add", index=i, address=nic.ip, prefixlen=DATA_PREFIX)
+                    hipr.link("set", index=i, state="up")
+            if len(h.nics) > 1:
+                rails.host_routing(h)
         for link in topo.links:
             if link.a.tier != "uplink":
                 continue
@@ -302,7 +305,9 @@ def _static_forwarding(ipr, topo: Topology) -> None:
     spanning tree (which would switch off all spines but one) every switch
     gets static forwarding entries, destination-based as in an HPC
     fabric's d-mod-k routing: traffic to host h goes up through spine
-    (h-1) mod spines. Broadcasts (ARP) only go up through spine0, and no
+    (h-1) mod spines (to NIC i of a host with k NICs: spine ((h-1) k + i)
+    mod spines). A rail topology is the same tree with one leaf per rail.
+    Broadcasts (ARP) only go up through spine0, and no
     uplink learns, so nothing loops and nothing is relearnt."""
     leaf_index = {leaf: i for i, leaf in enumerate(s for s in topo.switches if s not in topo.spines)}
     for li in leaf_index.values():
@@ -312,13 +317,14 @@ def _static_forwarding(ipr, topo: Topology) -> None:
                 ipr.brport("set", index=ipr.link_lookup(ifname=name)[0], learning=0,
                            unicast_flood=flood, mcast_flood=flood, bcast_flood=flood)
     for h in topo.hosts:
-        hl = leaf_index[h.leaf]
-        si = topo.spines.index(topo.spine_for(h))
-        entries = [f"d{h.number}"] + [f"s{s}l{hl}" for s in range(len(topo.spines))]
-        entries += [f"l{li}s{si}" for li in leaf_index.values() if li != hl]
-        for port in entries:
-            ipr.fdb("add", ifindex=ipr.link_lookup(ifname=port)[0], lladdr=h.mac,
-                    state=NUD_NOARP, flags=NTF_MASTER)
+        for nic in h.nics:      # every NIC of a multi-NIC host has its own entries
+            hl = leaf_index[nic.leaf]
+            si = topo.spines.index(topo.spine_for(h, nic.index))
+            entries = [nic.port] + [f"s{s}l{hl}" for s in range(len(topo.spines))]
+            entries += [f"l{li}s{si}" for li in leaf_index.values() if li != hl]
+            for port in entries:
+                ipr.fdb("add", ifindex=ipr.link_lookup(ifname=port)[0], lladdr=nic.mac,
+                        state=NUD_NOARP, flags=NTF_MASTER)
 
 
 def _netns_inodes(names) -> set:

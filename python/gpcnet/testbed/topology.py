@@ -14,14 +14,17 @@ from dataclasses import asdict, dataclass, field
 from gpcnet.errors import GpcnetError
 
 # RFC 2544 benchmarking range 198.18.0.0/15: management in 198.18.0.0/24,
-# the data fabric in 198.19.0.0/24. Both are flat L2 segments.
+# the data fabric in 198.19.0.0/16: NIC i of host n is 198.19.i.n/24 (NIC 0,
+# the only one of a one-NIC host, in 198.19.0.0/24). Both are flat L2 segments.
 MGMT_NET, MGMT_PREFIX = "198.18.0", 24
 DATA_NET, DATA_PREFIX = "198.19.0", 24
 MGMT_CIDR = f"{MGMT_NET}.0/{MGMT_PREFIX}"
 DATA_CIDR = f"{DATA_NET}.0/{DATA_PREFIX}"
+DATA_FABRIC_NET, DATA_FABRIC_PREFIX = "198.19.0.0", 16   # every NIC of every rail
 HEAD_HOST_NUMBER = 254
 MAX_HOSTS = 200
-TOPOLOGIES = ("star", "fat-tree")
+MAX_NICS = 8
+TOPOLOGIES = ("star", "fat-tree", "rail")
 QDISCS = ("pfifo", "fq_codel", "codel")
 
 
@@ -85,6 +88,7 @@ class Port:
     delay: int
     tier: str         # "host", "edge" (switch->host), "uplink" (leaf->spine), "downlink" (spine->leaf)
     switch: str = ""  # switch name for switch ports, "" for host NICs
+    rail: int = -1    # host NICs and edge ports: the NIC's index; rail leaves' up/downlinks: the rail
 
 
 @dataclass
@@ -94,12 +98,24 @@ class Link:
 
 
 @dataclass
+class Nic:
+    """One data NIC of a host. On a rail topology its index is its rail."""
+    index: int        # NIC i of the host: data<i>, 198.19.<i>.<host>
+    ifname: str
+    ip: str
+    mac: str          # fixed, so switch tables can be static
+    leaf: str         # the switch it is cabled to
+    port: str         # that switch's port (in the fabric namespace)
+
+
+@dataclass
 class Host:
     name: str         # host name (UTS) and Slurm node name
     number: int       # 1-based; addresses end in it
     ns: str           # network namespace
-    leaf: str         # the switch its data NIC is cabled to
-    mac: str          # data NIC MAC (fixed, so switch tables can be static)
+    leaf: str         # the switch its data NIC (NIC 0) is cabled to
+    mac: str          # data NIC (NIC 0) MAC (fixed, so switch tables can be static)
+    nics: list = field(default_factory=list)   # every data NIC, NIC 0 first
 
     @property
     def mgmt_ip(self) -> str:
@@ -142,16 +158,22 @@ class Topology:
     def namespaces(self) -> list:
         return [self.fabric_ns, self.head_ns] + [h.ns for h in self.hosts]
 
-    def spine_for(self, host: Host) -> str:
-        """Destination-based (d-mod-k) choice of spine for traffic to host."""
-        return self.spines[(host.number - 1) % len(self.spines)]
+    def spine_for(self, host: Host, nic: int = 0) -> str:
+        """Destination-based (d-mod-k) choice of spine for traffic to NIC
+        `nic` of host (NICs of one host spread over the spines)."""
+        k = self.params.get("nics_per_host", 1)
+        return self.spines[((host.number - 1) * k + nic) % len(self.spines)]
+
+    @property
+    def nics_per_host(self) -> int:
+        return self.params.get("nics_per_host", 1)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @staticmethod
     def from_dict(d: dict) -> "Topology":
-        hosts = [Host(**h) for h in d["hosts"]]
+        hosts = [Host(**{**h, "nics": [Nic(**n) for n in h.get("nics", [])]}) for h in d["hosts"]]
         links = [Link(Port(**l["a"]), Port(**l["b"])) for l in d["links"]]
         rest = {k: v for k, v in d.items() if k not in ("hosts", "links")}
         return Topology(hosts=hosts, links=links, **rest)
@@ -161,15 +183,43 @@ def host_name(number: int, count: int) -> str:
     return f"node{number:0{max(2, len(str(count)))}d}"
 
 
+def parse_nics(text) -> int:
+    """--nics-per-host: a whole number of data NICs per host, 1 to MAX_NICS."""
+    t = str(text).strip()
+    if not re.fullmatch(r"\d{1,3}", t) or not 1 <= int(t) <= MAX_NICS:
+        raise GpcnetError(f"--nics-per-host {_shown(text)}: expected a whole number of data NICs "
+                          f"per host, 1 to {MAX_NICS}")
+    return int(t)
+
+
+def nic_port(number: int, index: int, nics: int) -> str:
+    """The switch port of NIC `index` of host `number`: d<n> as ever for a
+    one-NIC host, d<n>n<i> for each NIC of a multi-NIC one."""
+    return f"d{number}" if nics == 1 else f"d{number}n{index}"
+
+
+def nic_mac(number: int, index: int) -> str:
+    return f"02:67:74:{index:02x}:{number >> 8:02x}:{number & 255:02x}"
+
+
 def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
           taper: float = 1.0, host_rate: str = "100mbit", host_delay: str = "0",
           uplink_delay: str = "0", qdisc: str = "pfifo", ecn: bool = False,
-          queue: int = 100) -> Topology:
-    """Check the shape and compute every host, switch, link and queue."""
+          queue: int = 100, nics_per_host=1) -> Topology:
+    """Check the shape and compute every host, switch, link and queue.
+
+    rail: NIC i of every host is cabled to the leaf of rail i (one leaf
+    per rail, or one per rail and group of --hosts-per-leaf hosts), and
+    spines join every leaf. fat-tree and star: a host's NICs all go to its
+    leaf (its switch)."""
     if kind not in TOPOLOGIES:
         raise GpcnetError(f"unknown topology {kind!r} (known: {', '.join(TOPOLOGIES)})")
     if not 2 <= hosts <= MAX_HOSTS:
         raise GpcnetError(f"--hosts {hosts}: expected 2 to {MAX_HOSTS}")
+    nics = parse_nics(nics_per_host)
+    if kind == "rail" and nics < 2:
+        raise GpcnetError(f"--nics-per-host {nics}: --topology rail needs 2 to {MAX_NICS} NICs per "
+                          "host, one per rail (with one NIC it is a fat-tree)")
     if qdisc not in QDISCS:
         raise GpcnetError(f"unknown queueing discipline {qdisc!r} (known: {', '.join(QDISCS)})")
     if ecn and qdisc == "pfifo":
@@ -185,7 +235,12 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
         per_leaf = hosts
         spine_names = []
     else:
-        if hosts_per_leaf <= 0 or hosts_per_leaf >= hosts:
+        if kind == "rail" and hosts_per_leaf == 0:
+            hosts_per_leaf = hosts          # one leaf per rail holds every host
+        if kind == "rail" and not 1 <= hosts_per_leaf <= hosts:
+            raise GpcnetError(f"--hosts-per-leaf {hosts_per_leaf}: a rail needs 1 to {hosts} "
+                              "hosts per leaf (default: all)")
+        if kind == "fat-tree" and (hosts_per_leaf <= 0 or hosts_per_leaf >= hosts):
             raise GpcnetError(f"--hosts-per-leaf {hosts_per_leaf}: a fat-tree needs 1 to "
                               f"{hosts - 1} hosts per leaf (at least two leaves)")
         if hosts % hosts_per_leaf:
@@ -199,31 +254,46 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
         if taper > 1 and not rate:
             raise GpcnetError("--taper needs a host link rate (--host-rate) to compute uplink rates")
         per_leaf = hosts_per_leaf
-        leaves = [f"leaf{i}" for i in range(hosts // hosts_per_leaf)]
+        groups = hosts // hosts_per_leaf
+        if kind == "rail":
+            # One leaf per rail (and group of hosts): rail r's leaves hold NIC r of their hosts.
+            leaves = [f"rail{r}" if groups == 1 else f"rail{r}g{g}"
+                      for g in range(groups) for r in range(nics)]
+        else:
+            leaves = [f"leaf{i}" for i in range(groups)]
         spine_names = [f"spine{i}" for i in range(spines)]
 
     topo = Topology(kind=kind, hosts=[], switches=leaves + spine_names, spines=spine_names,
                     qdisc=qdisc, ecn=ecn, queue=queue)
     for n in range(1, hosts + 1):
+        group = (n - 1) // per_leaf
         h = Host(name=host_name(n, hosts), number=n, ns=f"gtb-{host_name(n, hosts)}",
-                 leaf=leaves[(n - 1) // per_leaf], mac=f"02:67:74:00:{n >> 8:02x}:{n & 255:02x}")
+                 leaf=leaves[group * nics if kind == "rail" else group], mac=nic_mac(n, 0))
+        for i in range(nics):
+            leaf = leaves[group * nics + i] if kind == "rail" else h.leaf
+            nic = Nic(i, f"data{i}", f"198.19.{i}.{n}", nic_mac(n, i), leaf, nic_port(n, i, nics))
+            h.nics.append(nic)
+            topo.links.append(Link(Port(h.ns, nic.ifname, rate, hdelay, "host", rail=i),
+                                   Port(fabric, nic.port, rate, hdelay, "edge", leaf, rail=i)))
         topo.hosts.append(h)
-        topo.links.append(Link(Port(h.ns, "data0", rate, hdelay, "host"),
-                               Port(fabric, f"d{n}", rate, hdelay, "edge", h.leaf)))
     uplink_rate = 0
     if spine_names:
-        # taper = bandwidth of a leaf's hosts / bandwidth of its uplinks, spread over the spines.
-        uplink_rate = int(per_leaf * rate / taper / len(spine_names)) if rate else 0
+        # taper = bandwidth of a leaf's host ports / bandwidth of its uplinks, spread over
+        # the spines (a fat-tree leaf has every NIC of its hosts, a rail leaf one per host).
+        ports = per_leaf * (1 if kind == "rail" else nics)
+        uplink_rate = int(ports * rate / taper / len(spine_names)) if rate else 0
         if rate and uplink_rate < 8000:
             raise GpcnetError(f"--taper {taper:g} leaves uplinks below 8kbit")
         if uplink_rate > MAX_RATE:
             raise GpcnetError(f"--taper {taper:g} makes uplinks faster than {MAX_RATE // 10**9}gbit")
         for li, leaf in enumerate(leaves):
+            rail = li % nics if kind == "rail" else -1
             for si, spine in enumerate(spine_names):
-                topo.links.append(Link(Port(fabric, f"l{li}s{si}", uplink_rate, udelay, "uplink", leaf),
-                                       Port(fabric, f"s{si}l{li}", uplink_rate, udelay, "downlink", spine)))
+                topo.links.append(Link(Port(fabric, f"l{li}s{si}", uplink_rate, udelay, "uplink", leaf, rail),
+                                       Port(fabric, f"s{si}l{li}", uplink_rate, udelay, "downlink", spine,
+                                            rail)))
     topo.params = {"hosts": hosts, "hosts_per_leaf": per_leaf, "spines": len(spine_names),
                    "taper": taper if spine_names else None, "host_rate": rate,
                    "uplink_rate": uplink_rate, "host_delay_us": hdelay,
-                   "uplink_delay_us": udelay}
+                   "uplink_delay_us": udelay, "nics_per_host": nics}
     return topo
