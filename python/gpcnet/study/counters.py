@@ -18,6 +18,9 @@ and, for the first application node of each switch, the ports sending into
 that switch from the others (its network tiles). Without it, only what a
 node can find alone: the switch port cabled to its adapter (smpquery, then
 perfquery) or the adapter's own port (sysfs), both processor tiles.
+With --cxi (HPE Slingshot) it reads the node's Cassini NICs instead
+(gpcnet.study.cassini), processor tiles; the switch ports between
+Slingshot switches come from the fabric manager (gpcnet.study.slingshot).
 The metric itself: gpcnet.study.stall.
 """
 
@@ -180,10 +183,14 @@ def reading(root: str, switch_ports: dict | None) -> dict:
     return {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
 
 
-def _sampler(root: str, interval: float, stop_file: str | None, duration: float, tiles: str | None) -> int:
+def _sampler(root: str, interval: float, stop_file: str | None, duration: float, tiles: str | None,
+             cxi: bool = False) -> int:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
-    if tiles:
+    if cxi:
+        from gpcnet.study import cassini
+        read = lambda: cassini.reading(root)           # noqa: E731
+    elif tiles:
         with open(tiles) as f:
             node, targets = my_targets(json.load(f))
         read = lambda: fabric_reading(node, targets)   # noqa: E731
@@ -209,6 +216,7 @@ def main(argv=None) -> int:
     ap.add_argument("--stop-file", help="stop (after one last reading) once this file exists")
     ap.add_argument("--duration", type=float, default=86400.0, help="stop after SEC seconds in any case")
     ap.add_argument("--tiles", help="read the switch ports this JSON file gives this node (perfquery)")
+    ap.add_argument("--cxi", action="store_true", help="read this node's HPE Cassini NICs (Slingshot)")
     args = ap.parse_args(argv)
     if args.interval is None:
         print(json.dumps(sample(args.root)))
@@ -216,7 +224,7 @@ def main(argv=None) -> int:
     if not args.interval > 0:
         print(f"--interval {args.interval:g}: expected a number of seconds above 0", file=sys.stderr)
         return 2
-    return _sampler(args.root, args.interval, args.stop_file, args.duration, args.tiles)
+    return _sampler(args.root, args.interval, args.stop_file, args.duration, args.tiles, args.cxi)
 
 
 if __name__ == "__main__":

@@ -56,8 +56,11 @@ class Launcher:
 
     def counter_sampler(self, nodes: list, interval: float, tag: str, duration: float):
         """What samples the stall metric's counters of the application's
-        `nodes` during a run (gpcnet.study.sampling): a sampler per node."""
-        from gpcnet.study import sampling
+        `nodes` during a run (gpcnet.study.sampling): a sampler per node
+        (on HPE Slingshot, given its fabric, gpcnet.study.slingshot's)."""
+        from gpcnet.study import sampling, slingshot
+        if slingshot.wanted():
+            return slingshot.SlingshotSampler(self, nodes, interval, self.workdir, tag, duration)
         return sampling.JobSampler(self, nodes, interval, self.workdir, tag, duration)
 
     def _hostfile(self, nodes: list, tag: str, ppn: int) -> Path:

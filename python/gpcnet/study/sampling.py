@@ -25,6 +25,8 @@ COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
                  "infiniband-fabric": ("PortXmitWait", "PortXmitData"),
                  "infiniband-switch": ("PortXmitWait", "PortXmitData"),
                  "infiniband-hca": ("port_xmit_wait", "port_xmit_data"),
+                 "slingshot": ("switch dot3HCOutPauseFrames; NIC hni_rx_paused_T",
+                               "switch ifHCInOctets; NIC hni_pkts_recv_by_tc_T"),
                  "none": (None, None)}
 
 
