@@ -2,12 +2,18 @@
 
 The text output identifies tests only by their printed names, so the parser
 and the figures need one place that maps names to the ids used in the JSON.
+The kernels themselves come from the C tables: the build writes them to
+data/catalog.json (`kernel_table_dump --json`), which is checked in so that
+the tool works where no program is built, and a test fails when it differs
+from what the built tables print (docs/design.md, "The Python catalogue").
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 USEC = "usec"
 MIBS = "MiB/s/rank"
@@ -49,46 +55,28 @@ class Kernel:
         return without_size(self.name)
 
 
-CANARIES = [
-    Kernel("rr_two_sided_lat", "RR Two-sided Lat (8 B)", USEC),
-    Kernel("rr_get_lat", "RR Get Lat (8 B)", USEC),
-    Kernel("rr_two_sided_bw", "RR Two-sided BW (131072 B)", MIBS),
-    Kernel("rr_put_bw", "RR Put BW (131072 B)", MIBS),
-    Kernel("rr_two_sided_bw_sync", "RR Two-sided BW+Sync (131072 B)", MIBS),
-    Kernel("nat_two_sided_bw", "Nat Two-sided BW (131072 B)", MIBS),
-    Kernel("multiple_allreduce", "Multiple Allreduce (8 B)", USEC),
-    Kernel("multiple_alltoall", "Multiple Alltoall (4096 B)", MIBS),
-    # Extras (network_test runs them only when --tests names them): the
-    # collectives at the message sizes of AI training.
-    Kernel("allreduce_1mib", "Multiple Allreduce (1048576 B)", USEC),
-    Kernel("allreduce_16mib", "Multiple Allreduce (16777216 B)", USEC),
-    Kernel("alltoall_1mib", "Multiple Alltoall (1 MiB/rank)", MIBS),
-    Kernel("alltoall_16mib", "Multiple Alltoall (16 MiB/rank)", MIBS),
-    Kernel("multiple_allgather", "Multiple Allgather (1 MiB/rank)", MIBS),
-    Kernel("multiple_bcast", "Multiple Bcast (1048576 B)", USEC),
-]
+def _tables() -> dict:
+    text = resources.files("gpcnet").joinpath("data/catalog.json").read_text("utf-8")
+    return json.loads(text)
 
-CONGESTORS = [
-    Kernel("a2a", "Alltoall (4096 B)", MIBS),
-    Kernel("p2p_incast", "Two-sided Incast (4096 B)", MIBS),
-    Kernel("rma_incast", "Put Incast (4096 B)", MIBS),
-    Kernel("rma_bcast", "Get Bcast (4096 B)", MIBS),
-    # Printed as the reference prints it (before 0.2.0: "DL Allreduce ...").
-    Kernel("dl_allreduce", "Allreduce (6553600 B)", MIBS),
-    Kernel("p2p_bcast", "Two-sided Bcast (4096 B)", MIBS),
-    Kernel("allgather", "Allgather (4096 B)", MIBS),
-    Kernel("bcast", "Bcast (4096 B)", MIBS),
-]
+
+_TABLES = _tables()
+# In the C tables' order: network_test's published canaries, then its
+# extras (the collectives at the message sizes of AI training).
+CANARIES = [Kernel(k["id"], k["name"], k["unit"]) for k in _TABLES["canaries"]]
+CONGESTORS = [Kernel(k["id"], k["name"], k["unit"]) for k in _TABLES["congestors"]]
 
 # The three canaries of network_load_test, whose CI the paper publishes
 # (Table 2 columns lat, bw, allreduce).
-LOAD_CANARIES = ["rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"]
+LOAD_CANARIES = [k["id"] for k in _TABLES["canaries"] if k["load_canary"]]
 PAPER_METRICS = {"lat": "rr_two_sided_lat", "bw": "rr_two_sided_bw_sync",
                  "allreduce": "multiple_allreduce"}
 
 BY_ID = {k.id: k for k in CANARIES + CONGESTORS}
 _BY_NAME = {k.name: k for k in CANARIES + CONGESTORS}
-_BY_NAME["DL Allreduce (6553600 B)"] = BY_ID["dl_allreduce"]  # outputs before 0.2.0
+# dl_allreduce is printed as the reference prints it; outputs before 0.2.0
+# called it "DL Allreduce".
+_BY_NAME["DL Allreduce (6553600 B)"] = BY_ID["dl_allreduce"]
 # A short name belongs to the first kernel that has it: "Multiple
 # Allreduce" is the published 8 B one, not its large-message extras.
 _BY_SHORT = {}

@@ -1,35 +1,66 @@
-"""gpcnet's catalogue of kernels (python/gpcnet/catalog.py) says what the C
-tables say: the same ids, printed names and units in the same order, and the
-same three load-test canaries. A kernel added to a C table and not to the
-catalogue (or the other way round) fails here. Runs the build's
-kernel_table_dump (no MPI)."""
+"""gpcnet's catalogue of kernels is generated from the C tables, not copied:
+the build writes python/gpcnet/data/catalog.json with `kernel_table_dump
+--json` (cmake/write_catalog.cmake), and the file is checked in so that the
+tool works where nothing is built. A kernel added to a C table without the
+file regenerated, or the file edited by hand, fails here; so does a
+catalogue that python/gpcnet/catalog.py reads wrongly (docs/design.md, "The
+Python catalogue"). Runs the build's kernel_table_dump (no MPI)."""
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2] / "python"))
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
 import mpi_harness  # noqa: E402
 from gpcnet import catalog  # noqa: E402
 
+CHECKED_IN = REPO / "python" / "gpcnet" / "data" / "catalog.json"
+WRITER = REPO / "cmake" / "write_catalog.cmake"
+
 
 @pytest.fixture(scope="module")
-def c_tables():
+def dump():
     exe = mpi_harness.binary("kernel_table_dump")
     if not exe.exists():
         pytest.fail(f"{exe} is not built (cmake -DGPCNET_BUILD_TESTS=ON)")
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
-    rows = [line.split("\t") for line in out.splitlines()]
-    return {"canary": [r[1:] for r in rows if r[0] == "canary"],
-            "congestor": [r[1:] for r in rows if r[0] == "congestor"]}
+    return exe
 
 
-def test_canaries_match_the_c_table(c_tables):
-    assert [(k.id, k.name, k.unit) for k in catalog.CANARIES] == \
-        [(i, n, u) for i, n, u, _ in c_tables["canary"]]
-    assert catalog.LOAD_CANARIES == [i for i, _, _, load in c_tables["canary"] if load == "1"]
+def run_dump(exe, *args):
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, check=True,
+                          timeout=60).stdout
 
 
-def test_congestors_match_the_c_table(c_tables):
-    assert [(k.id, k.name, k.unit) for k in catalog.CONGESTORS] == \
-        [(i, n, u) for i, n, u, _ in c_tables["congestor"]]
+def test_checked_in_catalogue_is_what_the_c_tables_print(dump):
+    assert CHECKED_IN.read_text() == run_dump(dump, "--json"), \
+        "python/gpcnet/data/catalog.json is stale: rebuild (cmake --build build) and commit it"
+
+
+def test_python_catalogue_reads_the_c_tables(dump):
+    # The text listing, one kernel a line, read apart from the JSON.
+    rows = [line.split("\t") for line in run_dump(dump).splitlines()]
+    canaries = [r[1:] for r in rows if r[0] == "canary"]
+    congestors = [r[1:] for r in rows if r[0] == "congestor"]
+    assert [(k.id, k.name, k.unit) for k in catalog.CANARIES] == [(i, n, u) for i, n, u, _ in canaries]
+    assert catalog.LOAD_CANARIES == [i for i, _, _, load in canaries if load == "1"]
+    assert [(k.id, k.name, k.unit) for k in catalog.CONGESTORS] == [(i, n, u) for i, n, u, _ in congestors]
+
+
+def write_catalog(dump, built, checked_in):
+    subprocess.run(["cmake", f"-DDUMP={dump}", f"-DBUILT={built}", f"-DCHECKED_IN={checked_in}",
+                    "-P", str(WRITER)], capture_output=True, text=True, check=True, timeout=60)
+
+
+def test_the_build_step_rewrites_a_stale_catalogue_and_only_that(dump, tmp_path):
+    target = tmp_path / "catalog.json"
+    target.write_text('{"canaries": [], "congestors": []}\n')   # a kernel short of the tables
+    write_catalog(dump, tmp_path / "built.json", target)
+    assert target.read_text() == run_dump(dump, "--json")
+    # An unchanged catalogue is not written again (a read-only source tree
+    # builds; nothing looks changed to make or git).
+    os.utime(target, (1_000_000_000, 1_000_000_000))
+    write_catalog(dump, tmp_path / "built.json", target)
+    assert target.stat().st_mtime == 1_000_000_000
