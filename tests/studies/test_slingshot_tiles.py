@@ -285,3 +285,44 @@ def test_a_bad_record_is_refused_before_the_run(tmp_path, monkeypatch):
     monkeypatch.setenv(slingshot.SWITCH_ENV, str(tmp_path / "sw.jsonl"))
     with pytest.raises(GpcnetError, match=r"sw.jsonl:1: expected \{"):
         slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                           | st.text(max_size=20), lambda c: st.lists(c, max_size=4)
+                           | st.dictionaries(st.text(max_size=8), c, max_size=4), max_leaves=12)
+
+
+def one_line_or_result(read, *args):
+    try:
+        return read(*args)
+    except GpcnetError as e:
+        assert "\n" not in str(e) and len(str(e)) < 2000, str(e)
+        return None
+
+
+@FUZZ
+@given(field=st.sampled_from(["ports", "links", "edge_nodes", "ports.edge", "ports.fabric", "links.0",
+                              "links.0.endpoint1", "edge_nodes.x1000c0r0j0p0"]), value=JSON_VALUES)
+def test_a_mutated_fabric_is_read_or_refused_in_one_line(field, value):
+    doc = json.loads(FABRIC.read_text())
+    where, keys = doc, field.split(".")
+    for k in keys[:-1]:
+        where = where[int(k)] if isinstance(where, list) else where[k]
+    where[int(keys[-1]) if isinstance(where, list) else keys[-1]] = value
+    fab = one_line_or_result(slingshot.parse_fabric, doc, "f.json")
+    if fab is not None:
+        slingshot.tiles(fab, APP)
+
+
+@FUZZ
+@given(raw=st.binary(max_size=300) | JSON_VALUES.map(lambda v: (json.dumps(v) + "\n").encode()))
+def test_any_bytes_as_a_switch_record_or_a_telemetry_file(tmp_path, raw):
+    (tmp_path / "r").write_bytes(raw)
+    one_line_or_result(slingshot.read_switch_record, str(tmp_path / "r"))
+    cassini.parse_value(raw.decode("utf-8", "replace"))
