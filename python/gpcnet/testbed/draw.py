@@ -21,14 +21,23 @@ def figure(topo: Topology):
     hx = {h.name: i for i, h in enumerate(hosts)}
     leaves = [s for s in topo.switches if s not in topo.spines]
     lx = {}
-    for leaf in leaves:
-        xs = [hx[h.name] for h in hosts if h.leaf == leaf]
-        lx[leaf] = sum(xs) / len(xs)
+    if topo.kind == "rail":
+        # The rails' leaves side by side (each has a NIC of every host of its group).
+        lx = {leaf: (i + 0.5) * n / len(leaves) - 0.5 for i, leaf in enumerate(leaves)}
+    else:
+        for leaf in leaves:
+            xs = [hx[h.name] for h in hosts if h.leaf == leaf]
+            lx[leaf] = sum(xs) / len(xs)
+    rail_colours = ("#2b5d9b", "#2e8b57", "#b8860b", "#8b3a8b", "#1f8a99", "#a0522d", "#556b2f", "#c71585")
     box = dict(boxstyle="round,pad=0.3", fc="#dde8f6", ec="#2b5d9b")
     p = topo.params
     y_host, y_leaf, y_spine, y_mgmt = 0.0, 1.4, 2.8, -1.0
     for h in hosts:
-        ax.plot([hx[h.name], lx[h.leaf]], [y_host, y_leaf], color="#2b5d9b", lw=1.2, zorder=1)
+        for nic in h.nics or [None]:    # NIC i drawn in rail i's colour
+            leaf, i = (nic.leaf, nic.index) if nic else (h.leaf, 0)
+            fan = (i - (topo.nics_per_host - 1) / 2) * 0.12   # a host's NICs side by side
+            ax.plot([hx[h.name] + fan, lx[leaf] + fan / 2], [y_host, y_leaf],
+                    color=rail_colours[i % len(rail_colours)], lw=1.2, zorder=1)
         ax.plot([hx[h.name], hx[h.name]], [y_host, y_mgmt], color="#999999", lw=0.8, ls="--", zorder=1)
         ax.text(hx[h.name], y_host, f"{h.name}\n{h.data_ip}", ha="center", va="center", fontsize=7,
                 bbox=dict(boxstyle="round,pad=0.25", fc="#f4f4f4", ec="#555555"), zorder=3)
@@ -50,8 +59,13 @@ def figure(topo: Topology):
     ax.text((n - 1) / 2, y_mgmt - 0.3,
             f"management network 198.18.0.0/24 (unlimited; {topo.head_name} = launcher, "
             "Slurm controller)", ha="center", va="top", fontsize=8, color="#555555")
+    k = topo.nics_per_host
     title = (f"gpcnet testbed: {topo.kind}, {n} hosts, switch queues {topo.qdisc} "
-             f"{topo.queue} pkts{' ECN' if topo.ecn else ''}; data fabric 198.19.0.0/24")
+             f"{topo.queue} pkts{' ECN' if topo.ecn else ''}; data fabric "
+             f"{'198.19.0.0/16' if k > 1 else '198.19.0.0/24'}")
+    if k > 1:
+        title += (f"\n{k} data NICs per host, NIC i (data<i>, 198.19.i.N) drawn in colour i"
+                  + (", cabled to rail i" if topo.kind == "rail" else ""))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
