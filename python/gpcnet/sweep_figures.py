@@ -1,7 +1,7 @@
 """Figures of network_load_test's own studies in one job: the congestor
 sweep (--congestor-sweep, the paper's Figures 4 and 5) and the run-to-run
 spread of --repeat. (The application studies of `gpcnet study` draw theirs
-in report/study.py.)
+in report/study_page.py.)
 
 Kept apart from figures.py, which draws what every single run has.
 """

@@ -288,7 +288,7 @@ def test_every_numeric_field_of_a_study_reaches_the_summaries(tmp_path):
     given 1.7e308). Drawing is covered by the cases below and by
     test_fuzz_readers.py."""
     from gpcnet.study import stats
-    from gpcnet.study.report import summarise, summarise_scale
+    from gpcnet.study.summary import summarise, summarise_scale
     tried = 0
     for kind, make in sorted(study_docs.KINDS.items()):
         for path in study_docs.numeric_fields(make()):

@@ -4,8 +4,8 @@ and processor-tile stalls per second against time), on synthetic studies
 with hand-computed answers."""
 import pytest
 
-from gpcnet.report import study as study_page
-from gpcnet.study import report
+from gpcnet.report import study_page
+from gpcnet.study import summary
 
 
 def _run(setting, k, wall, ratio):
@@ -27,7 +27,7 @@ def test_fig5_time_is_the_mean_over_every_run_of_the_setting():
     # I: 1, 1, 1 s (median 1). III: 1.2, 1.3 and 1.6 s; only the first two have a ratio (0.1, 0.3).
     runs = [_run("I", k, 1.0, 0.05) for k in range(3)]
     runs += [_run("III", 0, 1.2, 0.1), _run("III", 1, 1.3, 0.3), _run("III", 2, 1.6, None)]
-    s = report.summarise(study(runs))
+    s = summary.summarise(study(runs))
     iii = {p["setting"]: p for p in s["per_setting"]}["III"]
     assert iii["time_mean"] == pytest.approx((1.2 + 1.3 + 1.6) / 3)     # 1.3667, not 1.25 over the two
     assert iii["metric_mean"] == pytest.approx(0.2)
@@ -38,7 +38,7 @@ def test_fig5_time_is_the_mean_over_every_run_of_the_setting():
 
 def test_fig5_a_setting_without_any_ratio_is_no_point():
     runs = [_run("I", k, 1.0, 0.05) for k in range(2)] + [_run("III", k, 2.0, None) for k in range(2)]
-    assert [p["setting"] for p in report.summarise(study(runs))["per_setting"]] == ["I"]
+    assert [p["setting"] for p in summary.summarise(study(runs))["per_setting"]] == ["I"]
 
 
 def _with_tiles(run, ntile, ptile):
@@ -52,7 +52,7 @@ def test_fig6_network_and_processor_tile_stalls_against_time():
     # III: 1.5 s each, network tiles 40, processor tiles 50; its third run has no tile rates.
     runs = [_with_tiles(_run("I", k, 1.0, 0.05), 10.0 + 2 * k, 100.0) for k in range(3)]
     runs += [_with_tiles(_run("III", k, 1.5, 0.2), 40.0, 50.0) for k in range(2)] + [_run("III", 2, 1.5, 0.2)]
-    t = report.summarise(study(runs))["tile_stalls"]
+    t = summary.summarise(study(runs))["tile_stalls"]
     n, p = {x["setting"]: x for x in t["ntile"]["points"]}, {x["setting"]: x for x in t["ptile"]["points"]}
     assert n["I"]["stall_mean"] == pytest.approx(12.0) and n["I"]["stall_se"] == pytest.approx(2 / 3 ** 0.5)
     assert (n["III"]["runs"], n["III"]["tile_runs"]) == (3, 2) and n["III"]["time_mean"] == pytest.approx(1.5)

@@ -77,7 +77,7 @@ def test_the_application_starts_with_the_loaded_phase(tmp_path, capsys):
 
 
 def test_the_report_shows_each_run_s_share_congested():
-    from gpcnet.report import study as page
+    from gpcnet.report import study_page as page
     runs = [{"id": f"III-r{k}", "setting": "III", "rotation": k, "status": "ok", "wall_s": 2.0,
              "app_nodes": ["a"], "congestor_nodes": ["b"],
              "congestor": {"kind": "load-test", "load_test": {"impact": [], "ended_before_app": k == 1,

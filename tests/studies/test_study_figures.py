@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gpcnet.cli import main
-from gpcnet.report import study as study_page
-from gpcnet.study import report
+from gpcnet.report import study_page
+from gpcnet.study import summary
 
 
 def _counters(ratio, series=None):
@@ -44,22 +44,22 @@ def corun_doc(series=True):
 
 
 def test_mean_and_standard_error():
-    assert report.mean_se([1.0, 2.0, 3.0]) == (2.0, pytest.approx(1.0 / math.sqrt(3)))
-    assert report.mean_se([5.0]) == (5.0, None)
-    assert report.mean_se([]) == (None, None)
+    assert summary.mean_se([1.0, 2.0, 3.0]) == (2.0, pytest.approx(1.0 / math.sqrt(3)))
+    assert summary.mean_se([5.0]) == (5.0, None)
+    assert summary.mean_se([]) == (None, None)
 
 
 def test_linear_fit_recovers_a_known_line():
     xs = [0.0, 1.0, 2.0, 5.0]
-    f = report.linear_fit(xs, [2.0 + 3.0 * x for x in xs])
+    f = summary.linear_fit(xs, [2.0 + 3.0 * x for x in xs])
     assert f["slope"] == pytest.approx(3.0) and f["intercept"] == pytest.approx(2.0)
     assert f["r"] == pytest.approx(1.0) and f["points"] == 4
-    assert report.linear_fit([1.0, 1.0], [1.0, 2.0]) is None   # x constant: no line
-    assert report.linear_fit([1.0], [1.0]) is None
+    assert summary.linear_fit([1.0, 1.0], [1.0, 2.0]) is None   # x constant: no line
+    assert summary.linear_fit([1.0], [1.0]) is None
 
 
 def test_fig5_one_point_per_setting_with_standard_errors_and_a_fit_through_the_means():
-    s = report.summarise(corun_doc())
+    s = summary.summarise(corun_doc())
     per = {p["setting"]: p for p in s["per_setting"]}
     assert sorted(per) == ["I", "II", "III"]
     # times normalised to the median of setting I (2 s)
@@ -85,7 +85,7 @@ def test_a_run_without_a_stall_ratio_is_no_point_and_one_setting_is_no_fit():
     for r in doc["runs"]:
         if r["setting"] != "I" and "counters" in r:
             r["counters"] = _counters(None)
-    s = report.summarise(doc)
+    s = summary.summarise(doc)
     assert [p["setting"] for p in s["per_setting"]] == ["I"]
     assert "fit" not in s
     html = study_page.render(doc)
@@ -93,12 +93,12 @@ def test_a_run_without_a_stall_ratio_is_no_point_and_one_setting_is_no_fit():
 
 
 def test_one_stall_rate_series_per_setting_from_its_first_rotation_that_has_one():
-    s = report.summarise(corun_doc())
+    s = summary.summarise(corun_doc())
     got = {x["setting"]: x for x in s["series"]}
     assert got["I"]["id"] == "I-r0" and got["I"]["t"] == [1.0, 2.0, 3.0]
     assert got["I"]["stall_per_s"] == [10.0, None, 30.0] and got["I"]["threshold"] == 1.0
     assert got["II"]["id"] == "II-r1"   # rotation 0 has no series
-    assert report.summarise(corun_doc(series=False))["series"] == []
+    assert summary.summarise(corun_doc(series=False))["series"] == []
 
 
 def test_the_corun_page_has_the_box_plot_the_means_and_the_series():
@@ -128,7 +128,7 @@ def scale_doc():
 
 
 def test_fig7_scale_points_means_and_fit():
-    s = report.summarise_scale(scale_doc())
+    s = summary.summarise_scale(scale_doc())
     assert [(p["nodes"], p["stall_ratio"]) for p in s["points"]] == [(4, 0.01), (4, 0.02), (6, 0.05), (6, 0.07)]
     c = {x["nodes"]: x for x in s["counts"]}
     assert c[4]["bandwidth_mean"] == pytest.approx(0.85) and c[6]["stall_mean"] == pytest.approx(0.06)
@@ -141,7 +141,7 @@ def test_fig7_scale_points_means_and_fit():
         if "load_test" in r:
             r["load_test"]["bandwidth_ratio"] = 1.0 / r["load_test"].pop("bandwidth_ratio")
             del r["load_test"]["bandwidth_ratio_is"]
-    assert [p["bandwidth_ratio"] for p in report.summarise_scale(old)["points"]] == pytest.approx([0.9, 0.8, 0.5, 0.3])
+    assert [p["bandwidth_ratio"] for p in summary.summarise_scale(old)["points"]] == pytest.approx([0.9, 0.8, 0.5, 0.3])
     assert s["failed"] == [{"id": "n6-r2", "error": "boom"}]
 
 

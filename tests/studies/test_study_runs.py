@@ -15,7 +15,7 @@ import pytest
 import process_guard
 
 from gpcnet.cli import main
-from gpcnet.study import report
+from gpcnet.study import summary
 
 PY = str(Path(__file__).resolve().parents[2] / "python")
 
@@ -273,7 +273,7 @@ def test_summary_normalises_to_setting_I_and_pairs_ci_app():
                          "counters": {"switch_stall": {"leaf0": {"stall_ratio": t / 10}}}})
     runs.append({"id": "IV-r3", "setting": "IV", "rotation": 3, "status": "failed", "error": "x"})
     doc = {"kind": "gpcnet_study", "config": {"study": "corun", "settings": list(times)}, "runs": runs}
-    s = report.summarise(doc)
+    s = summary.summarise(doc)
     assert s["baseline_median_s"] == 2.0
     assert s["settings"]["III"]["stats"] == {"min": 1.0, "q1": 1.5, "median": 2.0, "q3": 2.5, "max": 3.0}
     assert s["settings"]["III"]["median_fom"] == 40.0

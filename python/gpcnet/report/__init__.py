@@ -1,5 +1,5 @@
 """HTML reports: one run (run.py, with the sweep and repeat sections of
-sweep.py) and one application study (study.py), all through the shared
+sweep.py) and one application study (study_page.py), all through the shared
 layer in html.py."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def render(doc: dict, source_name: str) -> str:
 
 def render_study(study: dict) -> str:
     """The report of a study document."""
-    from gpcnet.report import study as study_page
+    from gpcnet.report import study_page
     with _drawing():
         return study_page.render(study)
 

@@ -13,7 +13,7 @@ from gpcnet import number_text
 from gpcnet.figures import drawable, points
 from gpcnet.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
-from gpcnet.study.report import summarise_scale
+from gpcnet.study.summary import summarise_scale
 
 
 def _f(x, spec="{:.3f}") -> str:

@@ -2,7 +2,7 @@
 mean normalised time against the mean stalls per second on the network
 tiles (links between switches) and on the processor tiles (ports facing
 the application's nodes), each averaged over routers and duration
-(gpcnet.study.report.tile_stalls computes the numbers)."""
+(gpcnet.study.summary.tile_stalls computes the numbers)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Report sections of network_load_test's own congestion studies in one
 job: the repetitions (--repeat) with their seeds and placements, the
 congestor sweep (--congestor-sweep) and its impact matrix, and the repeat
-statistics. (The application studies of `gpcnet study` are report/study.py.)
+statistics. (The application studies of `gpcnet study` are report/study_page.py.)
 
 `figs` is the page's figure embedder (report.html.Figures); every function
 returns an HTML fragment.

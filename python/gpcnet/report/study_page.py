@@ -15,7 +15,7 @@ from gpcnet.figures import drawable, points
 from gpcnet.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.report.study_tiles import tiles_section
-from gpcnet.study.report import summarise
+from gpcnet.study.summary import summarise
 
 
 def box_figure(summary: dict, title: str) -> Figure:

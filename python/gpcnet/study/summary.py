@@ -3,7 +3,7 @@ figures (Zhang et al., Section IV) need it: normalised times per setting
 (Fig. 4's box plots), per setting the mean and standard error of time and
 of the stall/flit ratio with a linear fit through the settings' means
 (Fig. 5), one run's stall-rate series per setting, and CI_app of the
-paired settings. gpcnet.report.study draws the page."""
+paired settings. gpcnet.report.study_page draws the page."""
 
 from __future__ import annotations
 
