@@ -152,6 +152,12 @@ EOF
     fi
 }
 
+# Two pytest workers, one test file each (module fixtures run once), where
+# pytest-xdist is installed: many of these tests wait for a --deadline or a
+# launcher, and the other worker's job uses the time.
+two=()
+python3 -c 'import xdist' 2>/dev/null && two=(-n 2 --dist loadfile)
+
 if want mpich && [ -n "${built[mpich]:-}" ]; then
     t=$SECONDS
     if (cd build-mpich && ctest --output-on-failure) >"$logs/ctest-mpich.log" 2>&1; then ok=1; else ok=0; fi
@@ -168,8 +174,8 @@ if want mpich && [ -n "${built[mpich]:-}" ]; then
     # every_build list of tests/tiers.py: start-up and exit paths, one-sided
     # windows, signals and faults, the catalogue); the rest is the same code
     # whatever the MPI, and runs under Open MPI in scripts/test.sh.
-    run_pytest mpich-integration "${mpich_env[@]}" -- -m every_build tests/integration
-    run_pytest mpich-reliability "${mpich_env[@]}" -- -m every_build tests/reliability
+    run_pytest mpich-integration "${mpich_env[@]}" -- "${two[@]}" -m every_build tests/integration
+    run_pytest mpich-reliability "${mpich_env[@]}" -- "${two[@]}" -m every_build tests/reliability
 fi
 
 if want simgrid && [ -n "${built[simgrid]:-}" ]; then
@@ -186,8 +192,8 @@ if want asan && [ -n "${built[openmpi-asan]:-}" ]; then
     # The integration tests run whole under Open MPI in scripts/test.sh:
     # here those of what differs between builds. The reliability catalogue
     # runs whole here (it has no plain Open MPI run of its own).
-    run_pytest asan-integration "${asan_env[@]}" -- -m every_build tests/integration
-    run_pytest asan-reliability "${asan_env[@]}" -- tests/reliability
+    run_pytest asan-integration "${asan_env[@]}" -- "${two[@]}" -m every_build tests/integration
+    run_pytest asan-reliability "${asan_env[@]}" -- "${two[@]}" tests/reliability
 fi
 
 if want memory; then

@@ -109,7 +109,10 @@ if [ "$quick" -eq 1 ]; then
     [ "$stage_failed" -eq 0 ] && [ "$failed" -eq 0 ]
     exit
 fi
-run_stage "MPI integration tests (Open MPI)" pt integration tests/integration
+# Two pytest workers where a test spends much of its time waiting (for a
+# --deadline, a launcher, a compiler): one file per worker (module fixtures
+# run once), the testbed's blocks all in one worker (one testbed per machine).
+run_stage "MPI integration tests (Open MPI)" pt integration -n 2 --dist loadfile tests/integration
 run_stage "gpcnet Python tool" pt python -n 2 tests/python
 run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
@@ -117,7 +120,7 @@ run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 run_stage "packaging: Spack, Benchpark and ReFrame" pt packaging -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" studies
 run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security -n 2 tests/security
-run_stage "docs: every runnable example as written" pt docs tests/docs
+run_stage "docs: every runnable example as written" pt docs -n 2 --dist loadgroup tests/docs
 if [ -x scripts/test-reliability.sh ] || [ -f scripts/test-reliability.sh ]; then
     run_stage "reliability and portability" bash scripts/test-reliability.sh
 fi

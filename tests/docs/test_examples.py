@@ -184,8 +184,17 @@ def run_and_check(block, cmd: list, where: Path, env: dict, git=GIT):
     assert status == "", f"{block.name} left files git does not ignore:\n{status}"
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE],
-                         ids=lambda b: b.name)
+def grouped(block, group=None):
+    """The block as a test parameter, with the pytest-xdist group it must
+    share a worker with (`--dist loadgroup`): the testbed is one per machine,
+    and the normal user's Python and account are made once per worker."""
+    if "gpcnet testbed" in examples.script(block):
+        group = "testbed"
+    return pytest.param(block, id=block.name,
+                        marks=[pytest.mark.xdist_group(group)] if group else [])
+
+
+@pytest.mark.parametrize("block", [grouped(b) for b in BLOCKS if b.cls in RUNNABLE])
 def test_example_runs_as_written(block, tmp_path):
     runnable(block)
     # The testbed's hosts have a /tmp of their own and `gpcnet testbed run`
@@ -224,8 +233,8 @@ def normal_user():
         yield user, tool_bin
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.cls in RUNNABLE
-                                   and "root" not in b.options], ids=lambda b: b.name)
+@pytest.mark.parametrize("block", [grouped(b, "normal-user") for b in BLOCKS
+                                   if b.cls in RUNNABLE and "root" not in b.options])
 def test_example_runs_as_a_normal_user(block, normal_user):
     """Every block not marked root, typed by an unprivileged user in a copy
     the user owns (the OMPI root settings a block exports are then unused),

@@ -10,9 +10,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 import test_examples as te
 
 from gpcnet.study import document, report
+
+# With pytest-xdist (--dist loadgroup), in the worker of the other testbed blocks.
+pytestmark = pytest.mark.xdist_group("testbed")
 
 BLOCK = next(b for b in te.BLOCKS if b.options.get("id") == "tb-corun")
 
