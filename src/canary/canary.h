@@ -20,7 +20,7 @@ typedef struct {
 } loop_limits_t;
 
 /* What every canary kernel is given at set-up: the settings of the run that
- * shape its messages, resolved once from the options (run_config.h) and
+ * shape its messages, resolved once from the options (suite/run_plan.h) and
  * passed through canary_measure. A kernel reads them in setup and keeps what
  * it needs in its state, so iterate reads only its state; there is no global
  * kernel setting. Room for later settings (e.g. large-message collective
@@ -90,17 +90,26 @@ extern const canary_kernel_t *const canary_kernels[];
 extern const int canary_kernel_count;
 const canary_kernel_t *canary_find(const char *id);
 
-/* One test on one node-slice communicator; test_comm spans every rank of
- * the test (timeout agreement and start barrier). The kernel is set up with
- * params (the run configuration's). slice_index seeds the rings.
- * converge_tol > 0 ends the test once its Avg and 99% have settled
- * (infra/converge.h). tl (canary/timeline.h; NULL: none) also records the
+/* One canary test as the run plan resolved it (suite/run_plan.h): the
+ * kernel, the parameter block its setup receives, its loop limits, the
+ * time limit, the --converge tolerance (0: none) and the rings' base seed.
+ * Built once before anything runs and never changed after. */
+typedef struct canary_plan {
+    const canary_kernel_t *kernel;
+    canary_params_t params;
+    loop_limits_t limits;
+    double time_limit;   /* seconds */
+    double converge_tol; /* > 0: end once Avg and 99% have settled (infra/converge.h) */
+    unsigned long long ring_seed;
+} canary_plan_t;
+
+/* One test (one plan entry) on one node-slice communicator; test_comm spans
+ * every rank of the test (timeout agreement and start barrier). slice_index
+ * seeds the rings. tl (canary/timeline.h; NULL: none) also records the
  * values over time, after each timed loop. Returns the rank's accumulator,
  * not yet reduced. */
 struct timeline;
-void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
-                    double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
-                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc,
-                    struct timeline *tl);
+void canary_measure(const canary_plan_t *test, MPI_Comm slice, int slice_index,
+                    MPI_Comm test_comm, stats_acc_t *acc, struct timeline *tl);
 
 #endif

@@ -276,21 +276,21 @@ static void setup_in_turn(void *arg)
     c->state = c->k->setup(c->slice, c->params);
 }
 
-void canary_measure(const canary_kernel_t *k, const canary_params_t *params, loop_limits_t limits,
-                    double time_limit, double converge_tol, MPI_Comm slice, int slice_index,
-                    MPI_Comm test_comm, unsigned long long ring_seed, stats_acc_t *acc,
-                    timeline_t *tl)
+void canary_measure(const canary_plan_t *test, MPI_Comm slice, int slice_index,
+                    MPI_Comm test_comm, stats_acc_t *acc, timeline_t *tl)
 {
+    const canary_kernel_t *k = test->kernel;
     stats_init(acc);
     /* Slices set up one after another (see infra/turns.h). */
-    setup_call_t call = {k, params, slice, NULL};
+    setup_call_t call = {k, &test->params, slice, NULL};
     take_turns(test_comm, slice_index, setup_in_turn, &call);
     void *state = call.state;
     if (k->loop == LOOP_COLLECTIVE) {
-        collective_loop(k, state, limits, time_limit, converge_tol, slice, test_comm, acc, tl);
+        collective_loop(k, state, test->limits, test->time_limit, test->converge_tol, slice,
+                        test_comm, acc, tl);
     } else {
-        ring_loop(k, state, limits, time_limit, converge_tol, slice, slice_index, test_comm,
-                  ring_seed, acc, tl);
+        ring_loop(k, state, test->limits, test->time_limit, test->converge_tol, slice,
+                  slice_index, test_comm, test->ring_seed, acc, tl);
     }
     k->teardown(state);
 }

@@ -17,7 +17,7 @@
 #define CONGESTOR_MEASUREMENTS 256
 
 /* What every congestor kernel is given at set-up: the settings of the run
- * that shape its traffic, resolved once from the options (run_config.h).
+ * that shape its traffic, resolved once from the options (suite/run_plan.h).
  * A kernel reads them in setup and keeps what it needs in its state; there
  * is no global kernel setting. Room for later settings (e.g. a list of
  * message sizes) is here: add a field, give it its default in
@@ -67,15 +67,22 @@ int congestor_scaled_iterations(int base, int n);
  * scaling code for them assigns the incast count instead). */
 int congestor_unscaled_iterations(int base, int n);
 
-/* When a pass may end before its measurements or the time limit. */
-typedef struct {
-    /* > 0 (--converge TOL): a measured pass ends once every rank's mean
-     * bandwidth and 99% have settled to TOL (infra/converge.h). */
-    double converge_tol;
-    /* Not NULL: the pass ends once this request (the canaries' "done"
-     * barrier) has completed on any rank of comm. */
-    MPI_Request *done;
-} congestor_pass_stop_t;
+/* One congestor as the run plan resolved it (suite/run_plan.h): the
+ * kernel, the parameter block its setup receives, its weight in the
+ * placement, the measurements of a pass and the base iterations of one
+ * (before congestor_scaled_iterations and the like), the time limit and
+ * the --converge tolerance of a measured pass (0: none). Built once before
+ * anything runs and never changed after; a --burst-sweep cell is a copy
+ * with its own burst shape. */
+typedef struct congestor_plan {
+    const congestor_kernel_t *kernel;
+    congestor_params_t params;
+    int weight;
+    int measurements;
+    int base_iterations;
+    double time_limit;   /* seconds */
+    double converge_tol; /* > 0: a measured pass ends once settled (infra/converge.h) */
+} congestor_plan_t;
 
 /* A congestor's view of the bursts: the schedule and t0, the MPI_Wtime()
  * of the congestors' common start on this rank (docs/congestion-studies.md
@@ -85,11 +92,15 @@ typedef struct {
     double t0;
 } burst_run_t;
 
-/* One pass: up to `measurements` measurements of `iterations` iterations,
- * ended early once any rank of comm passes the time limit, or on `stop`
- * (NULL: never), agreed with one non-blocking reduction per measurement so
+/* One pass of plan entry c: up to c->measurements measurements of
+ * `iterations` iterations (c->base_iterations scaled to comm by the
+ * caller), ended early once any rank of comm passes c->time_limit, or once
+ * `done` (NULL: never; the canaries' "done" barrier) has completed on any
+ * rank of comm, agreed with one non-blocking reduction per measurement so
  * the load stays steady and every rank runs the same measurements. With
- * acc, the pass is measured (samples and one bulk value per rank).
+ * acc, the pass is measured (samples and one bulk value per rank), and with
+ * c->converge_tol > 0 it ends once every rank's mean bandwidth and 99% have
+ * settled to it.
  * Under a burst shape (burst not NULL and not steady) each iteration starts
  * only when burst_wait allows it: the loop around the kernel waits out OFF
  * periods and paces ON periods (a duty cycle on the common clock, the same
@@ -97,10 +108,9 @@ typedef struct {
  * times, and the bulk bandwidth counts the ON time (iterations and the
  * pacing gaps between them, not the OFF periods), so it is the achieved
  * injection rate during bursts. burst NULL or steady: the published loop.
- * Returns 1 when the pass ended because `stop->done` completed. */
-int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
-                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
-                   stats_acc_t *acc, burst_run_t *burst);
+ * Returns 1 when the pass ended because `done` completed. */
+int congestor_pass(const congestor_plan_t *c, void *state, MPI_Comm comm, int iterations,
+                   MPI_Request *done, stats_acc_t *acc, burst_run_t *burst);
 
 /* iterations paced iterations of k (network_congestor's rounds); durations
  * (may be NULL) receives each iteration's time. Returns the seconds spent

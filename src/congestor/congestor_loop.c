@@ -56,10 +56,12 @@ static void account(stats_acc_t *acc, converge_t *conv, const double *durations,
         converge_add_measurement(conv, bytes * iterations / (t * MIB), &acc->hist);
 }
 
-int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int measurements,
-                   int iterations, double time_limit, const congestor_pass_stop_t *stop,
-                   stats_acc_t *acc, burst_run_t *burst)
+int congestor_pass(const congestor_plan_t *c, void *state, MPI_Comm comm, int iterations,
+                   MPI_Request *done_req, stats_acc_t *acc, burst_run_t *burst)
 {
+    const congestor_kernel_t *k = c->kernel;
+    const int measurements = c->measurements;
+    const double time_limit = c->time_limit;
     /* Steady: the published loops below, untouched. */
     int paced = burst && !burst_is_steady(&burst->clock.shape);
     if (k->pass_begin)
@@ -68,13 +70,12 @@ int congestor_pass(const congestor_kernel_t *k, void *state, MPI_Comm comm, int 
     /* Samples only where measured and this rank reports a bandwidth. */
     int sampling = acc && bytes > 0.0;
     double *durations = sampling ? xmalloc(sizeof(double) * (size_t)iterations) : NULL;
-    int converging = acc && stop && stop->converge_tol > 0.0;
-    MPI_Request *done_req = stop ? stop->done : NULL;
+    int converging = acc && c->converge_tol > 0.0;
     /* --converge only: about 35 KiB, kept off every run's stack. */
     converge_t *conv = NULL;
     if (converging) {
         conv = xmalloc(sizeof(*conv));
-        converge_init(conv, stop->converge_tol, 1);
+        converge_init(conv, c->converge_tol, 1);
     }
     double t0 = MPI_Wtime();
     double mine[AGREE_COUNT] = {0.0, 1.0, 0.0}, agreed[AGREE_COUNT];

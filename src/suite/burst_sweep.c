@@ -7,22 +7,6 @@
 
 #define WIDTH 80
 
-int burst_sweep_cells(const options_t *o)
-{
-    const burst_sweep_t *g = &o->burst_sweep;
-    return g->n_on * g->n_off * g->n_intensity;
-}
-
-/* Cell c of the grid: intensity outermost, OFF fastest. */
-static burst_shape_t cell_shape(const options_t *o, int c)
-{
-    const burst_sweep_t *g = &o->burst_sweep;
-    return (burst_shape_t){.on_s = g->on[c / g->n_off % g->n_on],
-                           .off_s = g->off[c % g->n_off],
-                           .intensity = g->intensity[c / (g->n_off * g->n_on)],
-                           .jitter = o->burst_jitter};
-}
-
 /* "10ms", "250us", "1.5s": short enough for the matrix's 6 columns. */
 static void duration_text(double s, char *buf, size_t len)
 {
@@ -40,13 +24,14 @@ static void duration_text(double s, char *buf, size_t len)
  * member maps cells to shapes, the printed title names the shape. */
 static void cell_phase(const run_t *run, int c, load_phase_t *ph)
 {
-    burst_shape_t b = cell_shape(&run->opt, c);
+    burst_shape_t b = run->plan->burst_cells[c];
     char on[16], off[16];
     duration_text(b.on_s, on, sizeof(on));
     duration_text(b.off_s, off, sizeof(off));
     memset(ph, 0, sizeof(*ph));
     ph->kernel = -1;
     ph->own_table = 1;
+    ph->burst = b;
     snprintf(ph->table, sizeof(ph->table), "loaded_burst:%d", c);
     snprintf(ph->title, sizeof(ph->title),
              "Network Tests running with Congestion Bursts ON %s OFF %s at %g%%", on, off,
@@ -60,17 +45,14 @@ static void cell_phase(const run_t *run, int c, load_phase_t *ph)
 void burst_sweep_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                      load_timeline_t *timeline)
 {
-    burst_shape_t *shape = &run->cfg.congestor_params.burst;
-    const burst_shape_t published = *shape; /* steady: the options refuse --burst beside */
-    for (int c = 0; c < burst_sweep_cells(&run->opt); c++) {
+    for (int c = 0; c < run->plan->n_burst_cells; c++) {
+        /* The cell's phase carries its shape: the phase's common clock
+         * (load_bursts_begin) and the congestors' pacing follow it, the
+         * same on every rank; the plan itself is not touched. */
         load_phase_t ph;
         cell_phase(run, c, &ph);
-        /* Every rank sets the same shape: the phase's common clock
-         * (load_bursts_begin) and the congestors' pacing follow it. */
-        *shape = cell_shape(&run->opt, c);
         load_phase_run(run, ro, sync, acc, &ph, timeline);
     }
-    *shape = published;
 }
 
 /* Mean over repetitions of one test's impact under one congestor set. */
@@ -121,21 +103,21 @@ static void matrix_row(FILE *f, const char *name, const char *on, const char *of
 
 void burst_sweep_print_matrix(FILE *f, const run_t *run)
 {
-    int cells = burst_sweep_cells(&run->opt);
+    int cells = run->plan->n_burst_cells;
     if (!cells)
         return;
     fprintf(f, "\n%s\n",
             "+------------------------------------------------------------------------------+");
     report_title_line(f, "Congestion Impact by Burst Shape", WIDTH);
-    if (run->opt.repeat > 1)
+    if (run->plan->repeat > 1)
         report_title_line(f, "(mean over the repetitions)", WIDTH);
     fprintf(f, "%s\n| %31.31s | %6.6s | %6.6s | %4.4s | %7.7s | %7.7s |\n%s\n", matrix_bar, "Name",
             "ON", "OFF", "Rate", "Avg", "99%", matrix_bar);
-    for (int t = 0; t < run->cfg.n_tests; t++) {
-        const char *id = run->cfg.tests[t]->id, *name = run->cfg.tests[t]->name;
+    for (int t = 0; t < run->plan->n_tests; t++) {
+        const char *id = run->plan->tests[t].kernel->id, *name = run->plan->tests[t].kernel->name;
         double avg, p99;
         for (int c = 0; c < cells; c++) {
-            burst_shape_t b = cell_shape(&run->opt, c);
+            burst_shape_t b = run->plan->burst_cells[c];
             char set[32], on[16], off[16];
             snprintf(set, sizeof(set), "burst:%d", c);
             duration_text(b.on_s, on, sizeof(on));
@@ -163,9 +145,9 @@ static void json_numbers(json_writer_t *w, const char *key, const double *v, int
 static void json_impacts(json_writer_t *w, const run_t *run, const char *set)
 {
     double avg[OPT_MAX_LIST], p99[OPT_MAX_LIST];
-    int n = run->cfg.n_tests < OPT_MAX_LIST ? run->cfg.n_tests : OPT_MAX_LIST;
+    int n = run->plan->n_tests < OPT_MAX_LIST ? run->plan->n_tests : OPT_MAX_LIST;
     for (int t = 0; t < n; t++)
-        mean_impact(run, run->cfg.tests[t]->id, set, &avg[t], &p99[t]);
+        mean_impact(run, run->plan->tests[t].kernel->id, set, &avg[t], &p99[t]);
     json_numbers(w, "avg", avg, n);
     json_numbers(w, "p99", p99, n);
 }
@@ -173,22 +155,22 @@ static void json_impacts(json_writer_t *w, const run_t *run, const char *set)
 void burst_sweep_json(json_writer_t *w, const run_t *run, const void *unused)
 {
     (void)unused;
-    int cells = burst_sweep_cells(&run->opt);
+    int cells = run->plan->n_burst_cells;
     if (run->program != PROGRAM_NETWORK_LOAD_TEST || !cells)
         return;
-    const burst_sweep_t *g = &run->opt.burst_sweep;
+    const burst_sweep_t *g = &run->plan->burst_grid;
     jw_object_begin(w, "burst_matrix");
     json_numbers(w, "on_s", g->on, g->n_on);
     json_numbers(w, "off_s", g->off, g->n_off);
     json_numbers(w, "intensity", g->intensity, g->n_intensity);
-    jw_number(w, "jitter", run->opt.burst_jitter);
+    jw_number(w, "jitter", run->plan->burst_jitter);
     jw_array_begin(w, "tests");
-    for (int t = 0; t < run->cfg.n_tests; t++)
-        jw_string(w, NULL, run->cfg.tests[t]->id);
+    for (int t = 0; t < run->plan->n_tests; t++)
+        jw_string(w, NULL, run->plan->tests[t].kernel->id);
     jw_array_end(w);
     jw_array_begin(w, "cells");
     for (int c = 0; c < cells; c++) {
-        burst_shape_t b = cell_shape(&run->opt, c);
+        burst_shape_t b = run->plan->burst_cells[c];
         load_phase_t ph;
         cell_phase(run, c, &ph);
         jw_object_begin(w, NULL);
@@ -204,6 +186,6 @@ void burst_sweep_json(json_writer_t *w, const run_t *run, const void *unused)
     jw_object_begin(w, "steady");
     json_impacts(w, run, IMPACT_ALL_CONGESTORS);
     jw_object_end(w);
-    jw_int(w, "repetitions", run->opt.repeat);
+    jw_int(w, "repetitions", run->plan->repeat);
     jw_object_end(w);
 }

@@ -10,12 +10,9 @@
 
 #include "suite/load_phase.h"
 
-/* The cells of the grid (0 without --burst-sweep). */
-int burst_sweep_cells(const options_t *o);
-
 /* Collective over world: one loaded phase per cell, in the order intensity,
- * ON, OFF (the last varying fastest); the run's congestor burst shape is
- * the cell's while it runs and steady again after. Nothing without a grid. */
+ * ON, OFF (the last varying fastest), each with the cell's burst shape
+ * (run_plan_t.burst_cells). Nothing without a grid. */
 void burst_sweep_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                      load_timeline_t *timeline);
 

@@ -31,7 +31,7 @@ void congestor_report_init(run_t *run, congestor_report_t *cr)
 {
     memset(cr, 0, sizeof(*cr));
     run_add_json_section(run, (run_json_section_t){congestor_report_json, cr});
-    int n = run->cfg.n_congestors;
+    int n = run->plan->n_congestors;
     cr->bytes = xcalloc((size_t)n, sizeof(double));
     cr->reporters = xcalloc((size_t)n, sizeof(double));
     cr->last_bytes = xcalloc((size_t)n, sizeof(double));
@@ -59,26 +59,26 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
 {
     if (run->rank != 0)
         return;
-    const options_t *o = &run->opt;
+    const run_plan_t *o = run->plan;
     printf("Network Congestor v%s\n", GPCNET_VERSION);
     printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
-           o->flows[0] ? "the nodes of the flows sending and receiving"
+           o->flows_file[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
                                sizeof(name));
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
-    if (o->flows[0])
-        printf("  %d flows from %s\n", cr->n_flows, o->flows);
+    if (o->flows_file[0])
+        printf("  %d flows from %s\n", cr->n_flows, o->flows_file);
     options_print_settings(run);
     fflush(stdout);
 }
 
 static void take(congestor_report_t *cr, const run_t *run, const double *sums)
 {
-    int n = run->cfg.n_congestors;
+    int n = run->plan->n_congestors;
     for (int k = 0; k < n; k++) {
         cr->bytes[k] = sums[k];
         cr->reporters[k] = sums[n + k];
@@ -95,7 +95,7 @@ void congestor_report_interval(run_t *run, congestor_report_t *cr, const double 
 {
     take(cr, run, sums);
     double dt = t - cr->last_t;
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         double mib_s = per_rank(cr, k, cr->bytes[k] - cr->last_bytes[k], dt);
         if (cr->n_reports == cr->cap_reports) {
             cr->cap_reports = cr->cap_reports ? 2 * cr->cap_reports : 64;
@@ -104,7 +104,7 @@ void congestor_report_interval(run_t *run, congestor_report_t *cr, const double 
                 die("out of memory for congestor reports");
         }
         cr->reports[cr->n_reports++] = (congestor_interval_t){t, k, mib_s};
-        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->cfg.congestors[k]->id, mib_s);
+        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->plan->congestors[k].kernel->id, mib_s);
         cr->last_bytes[k] = cr->bytes[k];
     }
     cr->last_t = t;
@@ -141,9 +141,9 @@ void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *s
     printf("| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Per rank", "All ranks",
            "Units");
     printf("%s\n", summary_bar);
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
                                sizeof(name));
         double one = per_rank(cr, k, cr->bytes[k], t);
         printf("| %31.31s | %12.1f | %12.1f | %12.12s |\n", name, one, one * cr->reporters[k],
@@ -192,7 +192,7 @@ static void ranks_json(json_writer_t *w, const run_t *run, const congestor_repor
         jw_object_begin(w, NULL);
         jw_int(w, "rank", r);
         jw_string(w, "node", run->nodes.names[run->nodes.node_of_rank[r]]);
-        jw_string(w, "kernel", run->cfg.congestors[(int)f[2]]->id);
+        jw_string(w, "kernel", run->plan->congestors[(int)f[2]].kernel->id);
         jw_number(w, "bytes", f[0]);
         jw_number(w, "mib_s", rank_mib_s(cr, r));
         jw_object_end(w);
@@ -205,19 +205,19 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     const congestor_report_t *cr = ctx;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
-    if (run->opt.flows[0]) {
-        jw_string(w, "flows_file", run->opt.flows);
+    if (run->plan->flows_file[0]) {
+        jw_string(w, "flows_file", run->plan->flows_file);
         jw_int(w, "flows", cr->n_flows);
     }
     jw_number(w, "waited_for_start_s", cr->waited_s);
     jw_number(w, "congested_s", cr->elapsed_s);
     jw_array_begin(w, "kernels");
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         char name[80];
-        congestor_display_name(run->cfg.congestors[k], &run->cfg.congestor_params, name,
+        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
                                sizeof(name));
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->cfg.congestors[k]->id);
+        jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
         jw_string(w, "name", name);
         jw_int(w, "nodes", cr->nodes[k]);
         jw_int(w, "ranks", cr->ranks[k]);
@@ -235,7 +235,7 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     for (int i = 0; i < cr->n_reports; i++) {
         jw_object_begin(w, NULL);
         jw_number(w, "t_s", cr->reports[i].t);
-        jw_string(w, "kernel", run->cfg.congestors[cr->reports[i].kernel]->id);
+        jw_string(w, "kernel", run->plan->congestors[cr->reports[i].kernel].kernel->id);
         jw_number(w, "mib_s_per_rank", cr->reports[i].mib_s);
         jw_object_end(w);
     }

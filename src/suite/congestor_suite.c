@@ -62,17 +62,17 @@ static int file_exists(const char *path) { return path[0] && access(path, F_OK) 
 static int wait_for_start(run_t *run, congestor_report_t *cr)
 {
     int go = 1;
-    if (!run->opt.start_file[0])
+    if (!run->plan->start_file[0])
         return 1;
     if (run->rank == 0) {
-        if (!run->opt.quiet)
-            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->opt.start_file);
+        if (!run->plan->quiet)
+            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->plan->start_file);
         double t0 = MPI_Wtime();
         struct timespec nap = {0, 20 * 1000 * 1000};
-        while (!file_exists(run->opt.start_file)) {
+        while (!file_exists(run->plan->start_file)) {
             /* --duration counts from the start of the congestion. */
             cr->stop = stop_signal                       ? STOP_SIGNAL
-                       : file_exists(run->opt.stop_file) ? STOP_FILE
+                       : file_exists(run->plan->stop_file) ? STOP_FILE
                                                          : STOP_NONE;
             cr->signal = stop_signal;
             if (cr->stop != STOP_NONE) {
@@ -120,10 +120,10 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
             return;
         tk->done++;
         if (run->rank == 0)
-            congestor_report_interval(run, cr, tk->sum, tk->done * run->opt.report_interval);
+            congestor_report_interval(run, cr, tk->sum, tk->done * run->plan->report_interval);
     }
     if (!wait && now >= tk->next_tick) {
-        tk->next_tick += run->opt.report_interval;
+        tk->next_tick += run->plan->report_interval;
         ticks_post(tk, bytes, kernel);
     }
 }
@@ -135,9 +135,9 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
  * unmatched. */
 static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
 {
-    const options_t *o = &run->opt;
-    const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
-    int n_kernels = run->cfg.n_congestors;
+    const run_plan_t *o = run->plan;
+    const congestor_kernel_t *k = run->plan->congestors[ro->kernel].kernel;
+    int n_kernels = run->plan->n_congestors;
     double per_iteration = ro->congestor_active ? k->bytes_per_iteration(ro->state) : 0.0;
     double bytes = 0.0;
 
@@ -160,7 +160,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     double t0 = MPI_Wtime();
     /* --burst: the ON/OFF clock starts at this barrier on every rank. */
     burst_run_t burst = {.t0 = t0};
-    burst_clock_init(&burst.clock, &run->cfg.congestor_params.burst, run->seed);
+    burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run->seed);
     int paced = !burst_is_steady(&burst.clock.shape);
     int seen = 0, all_seen = 0, seen_posted = 0;
     agree_t agreement = AGREE_NONE;
@@ -243,7 +243,7 @@ static int read_flows(run_t *run, int **pairs)
     char err[1024] = "";
     int n = 0;
     if (run->rank == 0) {
-        n = flows_parse(run->opt.flows, (const char *)run->nodes.names, NODE_NAME_LEN,
+        n = flows_parse(run->plan->flows_file, (const char *)run->nodes.names, NODE_NAME_LEN,
                         run->nodes.n_nodes, pairs, err, sizeof(err));
         if (n < 0)
             n = 0;
@@ -267,6 +267,7 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const i
     ro->canary_slice = ro->canary_test = ro->kernel_comm = MPI_COMM_NULL;
     ro->is_congestor = 1;
     ro->kernel = 0;
+    ro->congestor = &run->plan->congestors[0]; /* the flows kernel (run_plan_build) */
     int in = flows_involve(pairs, n, nd->my_node);
     MPI_Comm_split(run->world, in ? 0 : MPI_UNDEFINED, run->rank, &ro->congestor_comm);
     if (in) {
@@ -275,8 +276,8 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const i
         ro->congestor_active = size >= 2;
         ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
                                     nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size,
-                                    &run->cfg.congestor_params);
-        ro->iterations = flows_kernel.iterations_for(run->cfg.congestor_iterations, size);
+                                    &ro->congestor->params);
+        ro->iterations = flows_kernel.iterations_for(ro->congestor->base_iterations, size);
     }
     cr->nodes[0] = cr->ranks[0] = 0;
     for (int node = 0; node < nd->n_nodes; node++)
@@ -291,16 +292,11 @@ int network_congestor_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_CONGESTOR, &argc, &argv);
-    const options_t *o = &run.opt;
-    int *pairs = NULL, n_flows = 0, flows = o->flows[0] != '\0';
-    if (flows) {
-        /* The flow list is the traffic: one kernel, the flows. */
+    const run_plan_t *o = run.plan;
+    int *pairs = NULL, n_flows = 0, flows = o->flows_file[0] != '\0';
+    if (flows) /* the plan's one kernel is then the flows kernel */
         n_flows = read_flows(&run, &pairs);
-        run.cfg.n_congestors = 1;
-        run.cfg.congestors[0] = &flows_kernel;
-        run.cfg.weights[0] = 1;
-    }
-    int need = flows ? 2 : 2 * run.cfg.n_congestors;
+    int need = flows ? 2 : 2 * run.plan->n_congestors;
     if (run.nodes.n_nodes < need) {
         if (run.rank == 0)
             printf("ERROR: this application must be run on at least %d nodes\n", need);
@@ -308,20 +304,20 @@ int network_congestor_main(int argc, char **argv)
                  "network_congestor: needs at least %d nodes (2 per congestor, %d congestor(s)); "
                  "found %d nodes (%d ranks). Emulate nodes with --emulate-nodes K or choose "
                  "fewer --congestors.\n",
-                 need, run.cfg.n_congestors, run.nodes.n_nodes, run.size);
+                 need, run.plan->n_congestors, run.nodes.n_nodes, run.size);
     }
     check_file_dir(&run, "--stop-file", o->stop_file);
     check_file_dir(&run, "--start-file", o->start_file);
-    if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.cfg.n_congestors,
-                              run.cfg.weights))
+    if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.plan->n_congestors,
+                              run.plan->weights))
         die("placement failed although the node count was checked");
     run.have_placement = 1;
-    for (int k = 0; k < run.cfg.n_congestors; k++)
+    for (int k = 0; k < run.plan->n_congestors; k++)
         if (placement_kernel_nodes(&run.placement, k) < 2)
             exit_all(1,
                      "network_congestor: congestor %s gets %d of the %d nodes with these "
                      "--congestors weights; every congestor needs at least 2 nodes.\n",
-                     run.cfg.congestors[k]->id, placement_kernel_nodes(&run.placement, k),
+                     run.plan->congestors[k].kernel->id, placement_kernel_nodes(&run.placement, k),
                      run.nodes.n_nodes);
 
     /* A clean stop on SIGINT/SIGTERM: finish the round, agree, report. The

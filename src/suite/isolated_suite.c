@@ -35,7 +35,7 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     }
     result_t *mine = r ? r : &local;
     if (holder) {
-        result_for_canary(mine, run->cfg.tests[test], run->cfg.limits[test]);
+        result_for_canary(mine, run->plan->tests[test].kernel, run->plan->tests[test].limits);
         stats_to_result(acc, mine);
         /* The holder ran the test; rank 0 may have been a waiting congestor. */
         mine->wall_s = wall_s;
@@ -44,7 +44,7 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     if (run->rank == 0) {
         run_record(run, table_id, title, r);
         if (print)
-            report_row(stdout, r, run->opt.verbose);
+            report_row(stdout, r, run->plan->verbose);
         free(r);
     }
 }
@@ -74,21 +74,19 @@ int network_test_main(int argc, char **argv)
     run_setup_done(&run);
 
     run_print_preamble(&run, NULL, 0);
-    progress_init(run.rank == 0 && !run.opt.quiet, run.t0, run.cfg.n_tests);
+    progress_init(run.rank == 0 && !run.plan->quiet, run.t0, run.plan->n_tests);
     if (run.rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", run.opt.verbose);
+        report_table_begin(stdout, "Isolated Network Tests", run.plan->verbose);
 
-    for (int t = 0; t < run.cfg.n_tests; t++) {
-        const canary_kernel_t *k = run.cfg.tests[t];
-        progress_step("isolated", k->name, run.opt.time_limit);
+    for (int t = 0; t < run.plan->n_tests; t++) {
+        const canary_kernel_t *k = run.plan->tests[t].kernel;
+        progress_step("isolated", k->name, run.plan->time_limit);
         stats_acc_t *acc = xmalloc(sizeof(*acc));
         stats_init(acc);
         MPI_Barrier(run.world);
         double start = MPI_Wtime();
         if (test_comm != MPI_COMM_NULL)
-            canary_measure(k, &run.cfg.canary_params, run.cfg.limits[t], run.opt.time_limit,
-                           run.opt.converge, slice, run.nodes.my_local, test_comm,
-                           run.opt.ring_seed, acc, NULL);
+            canary_measure(&run.plan->tests[t], slice, run.nodes.my_local, test_comm, acc, NULL);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(&run, t, acc, test_comm, wall, "isolated", "Isolated Network Tests",
                              1);

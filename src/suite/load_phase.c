@@ -23,7 +23,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
 {
     if (ro->is_congestor && (only < 0 || only == ro->kernel))
         stats_reduce(acc, ro->kernel_comm);
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         if (only >= 0 && k != only)
             continue;
         int holder = 0;
@@ -36,7 +36,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
             continue;
         result_t *r = xmalloc(sizeof(*r));
         if (holder) {
-            result_for_congestor(r, run->cfg.congestors[k], &run->cfg.congestor_params);
+            result_for_congestor(r, run->plan->congestors[k].kernel, &run->plan->congestor_params);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
             r->wall_s = wall_s;
@@ -45,7 +45,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
         if (run->rank == 0) {
             run_record(run, table_id, title, r);
             if (print)
-                report_row(stdout, r, run->opt.verbose);
+                report_row(stdout, r, run->plan->verbose);
         }
         free(r);
     }
@@ -53,10 +53,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
 
 void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc, burst_run_t *burst)
 {
-    congestor_pass_stop_t stop = {run->opt.converge, NULL};
-    congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                   run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, &stop, acc,
-                   burst);
+    congestor_pass(ro->congestor, ro->state, ro->congestor_comm, ro->iterations, NULL, acc, burst);
 }
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
@@ -76,16 +73,14 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     }
     congestor_pass_of(run, ro, acc, burst);
     load_sync_release(sync, &done);
-    if (run->opt.converge > 0.0) {
+    if (run->plan->converge_tol > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
          * protocol below). The load the canaries see is the same. */
         load_sync_watch_post(sync, &done);
-        congestor_pass_stop_t stop = {0.0, &done.req};
-        const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
-        while (!congestor_pass(k, ro->state, ro->congestor_comm, run->cfg.congestor_measurements,
-                               ro->iterations, run->opt.time_limit, &stop, NULL, burst))
+        while (!congestor_pass(ro->congestor, ro->state, ro->congestor_comm, ro->iterations,
+                               &done.req, NULL, burst))
             ;
         load_sync_watch_wait(&done);
         return;
@@ -93,9 +88,8 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     int seen = 0, all_seen = 0;
     agree_t agreement = AGREE_NONE;
     for (;;) {
-        congestor_pass(run->cfg.congestors[ro->kernel], ro->state, ro->congestor_comm,
-                       run->cfg.congestor_measurements, ro->iterations, run->opt.time_limit, NULL,
-                       NULL, burst);
+        congestor_pass(ro->congestor, ro->state, ro->congestor_comm, ro->iterations, NULL, NULL,
+                       burst);
         load_sync_watch_post(sync, &done); /* the reference: after the first full pass */
         agree_wait(&agreement); /* none posted yet the first time: all_seen stays 0 */
         if (all_seen)
@@ -110,9 +104,8 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
-                       run->opt.time_limit, run->opt.converge, ro->canary_slice,
-                       ro->canary_slice_index, ro->canary_test, run->opt.ring_seed, acc, bursts->tl);
+        canary_measure(&run->plan->tests[t], ro->canary_slice, ro->canary_slice_index,
+                       ro->canary_test, acc, bursts->tl);
     load_sync_canaries_done(sync);
 }
 
@@ -127,8 +120,8 @@ static void record_impact(run_t *run, const load_phase_t *ph)
     int key_results = !ph->own_table;
     if (key_results)
         report_impact_begin(stdout);
-    for (int t = 0; t < run->cfg.n_tests; t++) {
-        const char *id = run->cfg.tests[t]->id;
+    for (int t = 0; t < run->plan->n_tests; t++) {
+        const char *id = run->plan->tests[t].kernel->id;
         const result_t *iso = run_find(run, "isolated", id);
         const result_t *load = run_find(run, loaded, id);
         if (!iso || !load)
@@ -150,14 +143,14 @@ static void record_impact(run_t *run, const load_phase_t *ph)
 void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                     const load_phase_t *ph, load_timeline_t *timeline)
 {
-    const options_t *o = &run->opt;
+    const run_plan_t *o = run->plan;
     const char *table = ph->table, *title = ph->title;
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
     if (run->rank == 0 && (ph->own_table || !o->verbose))
         report_table_begin(stdout, title, o->verbose);
-    for (int t = 0; t < run->cfg.n_tests; t++) {
-        const canary_kernel_t *k = run->cfg.tests[t];
+    for (int t = 0; t < run->plan->n_tests; t++) {
+        const canary_kernel_t *k = run->plan->tests[t].kernel;
         progress_step(ph->progress, k->name, o->time_limit);
         if (run->rank == 0 && o->verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
@@ -173,7 +166,7 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         stats_init(acc);
         phase_counters_begin(run);
         load_bursts_t bursts;
-        load_bursts_begin(run, ro, &bursts); /* nothing unless bursty or --timeline */
+        load_bursts_begin(run, ro, &ph->burst, &bursts); /* nothing unless bursty or --timeline */
         double start = MPI_Wtime();
         if (ro->is_congestor)
             congest_during_test(run, ro, sync, acc, &bursts);

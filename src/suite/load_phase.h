@@ -22,6 +22,7 @@ typedef struct {
     char cell_id[96];     /* prefix of the congestors' tables: "" or "a2a:" */
     char impact_set[32];  /* congestor set of its impact entries (run_impact_t) */
     char progress[64];    /* the progress lines' phase */
+    burst_shape_t burst;  /* the congestors' shape: the plan's (steady or --burst), or a cell's */
 } load_phase_t;
 
 /* Collective over world: the canary tests of one loaded phase, their

@@ -9,7 +9,7 @@
 static void congestor_setup(void *arg)
 {
     roles_t *ro = arg;
-    ro->state = ro->setup_kernel->setup(ro->congestor_comm, ro->setup_params);
+    ro->state = ro->congestor->kernel->setup(ro->congestor_comm, &ro->congestor->params);
 }
 
 void roles_build(run_t *run, roles_t *ro, int only_kernel)
@@ -45,7 +45,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
     ro->kernel = !ro->is_congestor ? -1 : only_kernel >= 0 ? only_kernel
                                                             : p->kernel_of_node[nd->my_node];
     int color =
-        ro->is_congestor ? congestor_slice * run->cfg.n_congestors + ro->kernel : MPI_UNDEFINED;
+        ro->is_congestor ? congestor_slice * run->plan->n_congestors + ro->kernel : MPI_UNDEFINED;
     MPI_Comm_split(run->world, color, pos, &ro->congestor_comm);
     MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
                    &ro->kernel_comm);
@@ -54,11 +54,10 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
         int n;
         MPI_Comm_size(ro->congestor_comm, &n);
         ro->congestor_active = n >= 2;
-        const congestor_kernel_t *k = run->cfg.congestors[ro->kernel];
+        ro->congestor = &run->plan->congestors[ro->kernel];
         if (ro->congestor_active) {
-            ro->setup_kernel = k;
-            ro->setup_params = &run->cfg.congestor_params;
-            ro->iterations = k->iterations_for(run->cfg.congestor_iterations, n);
+            ro->iterations =
+                ro->congestor->kernel->iterations_for(ro->congestor->base_iterations, n);
             turn = color;
         }
     }
@@ -69,7 +68,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
 void roles_free(run_t *run, roles_t *ro)
 {
     if (ro->state)
-        run->cfg.congestors[ro->kernel]->teardown(ro->state);
+        ro->congestor->kernel->teardown(ro->state);
     MPI_Comm *comms[] = {&ro->canary_slice, &ro->canary_test, &ro->congestor_comm,
                          &ro->kernel_comm};
     for (size_t i = 0; i < sizeof(comms) / sizeof(comms[0]); i++)

@@ -17,8 +17,7 @@ typedef struct {
     MPI_Comm kernel_comm;    /* congestors: every rank running my kernel */
     void *state;             /* congestor kernel state */
     int iterations;          /* congestor iterations per measurement */
-    const congestor_kernel_t *setup_kernel;
-    const congestor_params_t *setup_params;
+    const congestor_plan_t *congestor; /* my kernel's plan entry (NULL on canaries) */
 } roles_t;
 
 /* Collective over world. only_kernel >= 0: every congestor rank runs that

@@ -24,18 +24,17 @@
 /* 1. The canaries alone; every congestor waits. */
 static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
 {
-    const options_t *o = &run->opt;
+    const run_plan_t *o = run->plan;
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Network Tests", o->verbose);
-    for (int t = 0; t < run->cfg.n_tests; t++) {
-        progress_step("isolated", run->cfg.tests[t]->name, o->time_limit);
+    for (int t = 0; t < o->n_tests; t++) {
+        progress_step("isolated", o->tests[t].kernel->name, o->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->canary_test != MPI_COMM_NULL)
-            canary_measure(run->cfg.tests[t], &run->cfg.canary_params, run->cfg.limits[t],
-                           o->time_limit, o->converge, ro->canary_slice, ro->canary_slice_index,
-                           ro->canary_test, o->ring_seed, acc, NULL);
+            canary_measure(&o->tests[t], ro->canary_slice, ro->canary_slice_index,
+                           ro->canary_test, acc, NULL);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
                              "Isolated Network Tests", 1);
@@ -44,7 +43,7 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
          * runs until the result arrived. */
         double phase_wall = MPI_Wtime() - start;
         char phase[96];
-        snprintf(phase, sizeof(phase), "isolated:%s", run->cfg.tests[t]->id);
+        snprintf(phase, sizeof(phase), "isolated:%s", run->plan->tests[t].kernel->id);
         suite_phase_end(run, phase, phase_wall);
     }
     MPI_Barrier(run->world);
@@ -55,8 +54,8 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Congestion Tests", 1);
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
-        progress_step("congestor baseline", run->cfg.congestors[k]->name, run->opt.time_limit);
+    for (int k = 0; k < run->plan->n_congestors; k++) {
+        progress_step("congestor baseline", run->plan->congestors[k].kernel->name, run->plan->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -67,7 +66,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
         collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
                            1, k);
         char phase[96];
-        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->cfg.congestors[k]->id);
+        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->plan->congestors[k].kernel->id);
         suite_phase_end(run, phase, wall);
     }
 }
@@ -80,6 +79,7 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
     memset(ph, 0, sizeof(*ph));
     ph->kernel = cell;
     ph->own_table = cell >= 0;
+    ph->burst = run->plan->congestor_params.burst;
     if (cell < 0) {
         snprintf(ph->table, sizeof(ph->table), "loaded");
         snprintf(ph->title, sizeof(ph->title), "Network Tests running with Congestion Tests");
@@ -87,9 +87,9 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
         snprintf(ph->progress, sizeof(ph->progress), "with congestion");
         return;
     }
-    const char *id = run->cfg.congestors[cell]->id;
+    const char *id = run->plan->congestors[cell].kernel->id;
     char name[80];
-    congestor_display_name(run->cfg.congestors[cell], &run->cfg.congestor_params, name,
+    congestor_display_name(run->plan->congestors[cell].kernel, &run->plan->congestor_params, name,
                            sizeof(name));
     snprintf(ph->cell_id, sizeof(ph->cell_id), "%s:", id);
     snprintf(ph->table, sizeof(ph->table), "loaded_by:%s", id);
@@ -105,7 +105,7 @@ static void print_preamble(run_t *run)
     snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", p->n_canary_nodes);
     snprintf(line2, sizeof(line2),
              "  %i nodes running Congestion Tests (min %i nodes per congestor)",
-             p->n_congestor_nodes, p->n_congestor_nodes / run->cfg.n_congestors);
+             p->n_congestor_nodes, p->n_congestor_nodes / run->plan->n_congestors);
     const char *lines[] = {line1, line2};
     run_print_preamble(run, lines, 2);
 }
@@ -120,16 +120,16 @@ int network_load_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){burst_sweep_json, NULL});
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
-    const options_t *o = &run.opt;
+    const run_plan_t *o = run.plan;
     load_check_node_count(&run);
     if (run.rank == 0) {
         run.rep_seeds = xcalloc((size_t)o->repeat, sizeof(uint64_t));
         run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
     }
-    int cells = o->congestor_sweep ? run.cfg.n_congestors : 0;
-    cells += burst_sweep_cells(o);
+    int cells = o->congestor_sweep ? run.plan->n_congestors : 0;
+    cells += o->n_burst_cells;
     int steps =
-        o->repeat * ((2 + cells) * run.cfg.n_tests + (o->verbose ? run.cfg.n_congestors : 0));
+        o->repeat * ((2 + cells) * run.plan->n_tests + (o->verbose ? run.plan->n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
     uint64_t first_seed = run.seed;
     for (run.repetition = 1; run.repetition <= o->repeat; run.repetition++) {
@@ -160,7 +160,7 @@ int network_load_test_main(int argc, char **argv)
             baseline_phase(&run, &ro, acc);
         load_phase_t phase;
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
-        for (int cell = 0; o->congestor_sweep && cell < run.cfg.n_congestors; cell++) {
+        for (int cell = 0; o->congestor_sweep && cell < run.plan->n_congestors; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
             kernel_phase(&run, cell, &phase);

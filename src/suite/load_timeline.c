@@ -33,11 +33,11 @@ static double schedule_fingerprint(const burst_shape_t *s, uint64_t seed)
     return h;
 }
 
-void load_bursts_begin(run_t *run, const roles_t *ro, load_bursts_t *b)
+void load_bursts_begin(run_t *run, const roles_t *ro, const burst_shape_t *shape,
+                       load_bursts_t *b)
 {
     memset(b, 0, sizeof(*b));
-    const burst_shape_t *shape = &run->cfg.congestor_params.burst;
-    b->active = run->opt.timeline || !burst_is_steady(shape);
+    b->active = run->plan->timeline || !burst_is_steady(shape);
     if (!b->active)
         return;
     /* The common start: every rank leaves this barrier and reads its own
@@ -56,7 +56,7 @@ void load_bursts_begin(run_t *run, const roles_t *ro, load_bursts_t *b)
     MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, run->world);
     b->spread_s = v[0] + v[1];
     b->schedule_agreed = v[2] == -v[3];
-    if (run->opt.timeline && ro->canary_test != MPI_COMM_NULL)
+    if (run->plan->timeline && ro->canary_test != MPI_COMM_NULL)
         b->tl = timeline_new(shape, schedule_seed(run), b->burst.t0);
 }
 
@@ -87,7 +87,7 @@ static double on_share(const burst_shape_t *s, uint64_t seed, double from, doubl
 static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, int t,
                    const char *table, const double *msg)
 {
-    const canary_kernel_t *k = run->cfg.tests[t];
+    const canary_kernel_t *k = run->plan->tests[t].kernel;
     if (store->n == store->cap) {
         store->cap = store->cap ? 2 * store->cap : 8;
         timeline_record_t *grown = realloc(store->rec, sizeof(*grown) * (size_t)store->cap);
@@ -155,7 +155,7 @@ static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, i
 void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timeline_t *store,
                      int t, const char *table)
 {
-    if (!b->active || !run->opt.timeline)
+    if (!b->active || !run->plan->timeline)
         return;
     double *msg = xcalloc(MSG_LEN, sizeof(double));
     int holder = 0;
@@ -166,8 +166,8 @@ void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timel
         holder = me == 0;
         if (holder) {
             msg[MSG_WIDTH] = b->tl->width;
-            phase_summary(&b->tl->during, run->cfg.tests[t]->id, msg + MSG_DURING);
-            phase_summary(&b->tl->between, run->cfg.tests[t]->id, msg + MSG_BETWEEN);
+            phase_summary(&b->tl->during, run->plan->tests[t].kernel->id, msg + MSG_DURING);
+            phase_summary(&b->tl->between, run->plan->tests[t].kernel->id, msg + MSG_BETWEEN);
             memcpy(msg + MSG_SUM, b->tl->sum, sizeof(b->tl->sum));
             memcpy(msg + MSG_COUNT, b->tl->count, sizeof(b->tl->count));
         }
@@ -241,7 +241,7 @@ static void record_json(json_writer_t *w, const timeline_record_t *r)
 void load_timeline_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
     const load_timeline_t *store = ctx;
-    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !run->opt.timeline)
+    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !run->plan->timeline)
         return;
     jw_array_begin(w, "timeline");
     for (int i = 0; i < store->n; i++)

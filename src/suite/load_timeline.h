@@ -42,8 +42,9 @@ typedef struct {
 } load_timeline_t;
 
 /* Collective over world: the common start (a barrier, then each rank's
- * clock) when active. */
-void load_bursts_begin(run_t *run, const roles_t *ro, load_bursts_t *b);
+ * clock) when active, for the congestors' burst shape of the phase. */
+void load_bursts_begin(run_t *run, const roles_t *ro, const burst_shape_t *shape,
+                       load_bursts_t *b);
 /* Collective over world: with --timeline, merge the canaries' timelines and
  * record them on world rank 0 in store (table: the results table of the
  * test, t: the test). Frees b. */

@@ -32,16 +32,16 @@ static void show_official(const run_t *run)
         return;
     }
     printf("  Settings (official default configuration: %s%s%s)\n",
-           run->cfg.official_default ? "yes" : "no", run->cfg.official_default ? "" : "; differs: ",
-           run->cfg.non_default);
+           run->plan->official_default ? "yes" : "no", run->plan->official_default ? "" : "; differs: ",
+           run->plan->non_default);
 }
 
 static void config_official(json_writer_t *w, const run_t *run)
 {
-    jw_bool(w, "official_default", run->cfg.official_default);
+    jw_bool(w, "official_default", run->plan->official_default);
     jw_array_begin(w, "non_default");
-    char names[sizeof(run->cfg.non_default)];
-    snprintf(names, sizeof(names), "%s", run->cfg.non_default);
+    char names[sizeof(run->plan->non_default)];
+    snprintf(names, sizeof(names), "%s", run->plan->non_default);
     for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
         jw_string(w, NULL, tok);
     jw_array_end(w);
@@ -63,19 +63,19 @@ static void config_seed(json_writer_t *w, const run_t *run)
 static void show_congestors(const run_t *run)
 {
     printf("   congestors =");
-    for (int i = 0; i < run->cfg.n_congestors; i++)
-        printf("%s %s:%d", i ? "," : "", run->cfg.congestors[i]->id, run->cfg.weights[i]);
+    for (int i = 0; i < run->plan->n_congestors; i++)
+        printf("%s %s:%d", i ? "," : "", run->plan->congestors[i].kernel->id, run->plan->weights[i]);
     printf("\n");
 }
 
 static void config_congestors(json_writer_t *w, const run_t *run)
 {
     jw_array_begin(w, "congestors");
-    for (int i = 0; is_load(run) && i < run->cfg.n_congestors; i++) {
+    for (int i = 0; is_load(run) && i < run->plan->n_congestors; i++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "id", run->cfg.congestors[i]->id);
-        jw_string(w, "name", run->cfg.congestors[i]->name);
-        jw_int(w, "weight", run->cfg.weights[i]);
+        jw_string(w, "id", run->plan->congestors[i].kernel->id);
+        jw_string(w, "name", run->plan->congestors[i].kernel->name);
+        jw_int(w, "weight", run->plan->weights[i]);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -84,74 +84,74 @@ static void config_congestors(json_writer_t *w, const run_t *run)
 static void show_congestor_loops(const run_t *run)
 {
     printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
-               run->cfg.congestor_measurements, run->cfg.congestor_iterations);
+               run->plan->congestor_measurements, run->plan->congestor_iterations);
 }
 
 static void config_congestor_measurements(json_writer_t *w, const run_t *run)
 {
     if (is_load(run))
-        jw_int(w, "congestor_measurements", run->cfg.congestor_measurements);
+        jw_int(w, "congestor_measurements", run->plan->congestor_measurements);
 }
 
 static void config_congestor_iterations(json_writer_t *w, const run_t *run)
 {
     if (is_load(run))
-        jw_int(w, "congestor_iterations", run->cfg.congestor_iterations);
+        jw_int(w, "congestor_iterations", run->plan->congestor_iterations);
 }
 
 static void show_repeat(const run_t *run)
 {
-    if (run->opt.repeat > 1)
-        printf("   repeat = %d (%s)\n", run->opt.repeat,
-               run->opt.seed_given ? "same seed each time" : "fresh placement seed each time");
+    if (run->plan->repeat > 1)
+        printf("   repeat = %d (%s)\n", run->plan->repeat,
+               run->plan->seed_given ? "same seed each time" : "fresh placement seed each time");
 }
 
 /* network_congestor's: per round, of the kernels or of the flows. */
 static void show_congestor_iterations(const run_t *run)
 {
-    if (run->opt.flows[0])
+    if (run->plan->flows_file[0])
         printf("   flow iterations = %d per round\n",
-               run->cfg.congestors[0]->iterations_for(run->cfg.congestor_iterations, 0));
+               run->plan->congestors[0].kernel->iterations_for(run->plan->congestor_iterations, 0));
     else
         printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
-               run->cfg.congestor_iterations);
+               run->plan->congestor_iterations);
 }
 
 static void show_duration(const run_t *run)
 {
-    if (run->opt.duration > 0.0)
-        printf("   duration = %g s\n", run->opt.duration);
+    if (run->plan->duration > 0.0)
+        printf("   duration = %g s\n", run->plan->duration);
     else
         printf("   duration = until a signal%s\n",
-               run->opt.stop_file[0] ? " or the stop file" : "");
+               run->plan->stop_file[0] ? " or the stop file" : "");
 }
 
 static void show_tests(const run_t *run)
 {
-    for (int i = 0; i < run->cfg.n_tests; i++) {
-        loop_limits_t l = run->cfg.limits[i];
+    for (int i = 0; i < run->plan->n_tests; i++) {
+        loop_limits_t l = run->plan->tests[i].limits;
         printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
-               run->cfg.tests[i]->id, l.measurements, l.rings, l.iterations, l.warmup);
+               run->plan->tests[i].kernel->id, l.measurements, l.rings, l.iterations, l.warmup);
     }
 }
 
 static void config_tests(json_writer_t *w, const run_t *run)
 {
     jw_array_begin(w, "tests");
-    for (int i = 0; i < run->cfg.n_tests; i++)
-        jw_string(w, NULL, run->cfg.tests[i]->id);
+    for (int i = 0; i < run->plan->n_tests; i++)
+        jw_string(w, NULL, run->plan->tests[i].kernel->id);
     jw_array_end(w);
 }
 
 static void config_loops(json_writer_t *w, const run_t *run)
 {
     jw_object_begin(w, "loops");
-    for (int i = 0; i < run->cfg.n_tests; i++) {
-        jw_object_begin(w, run->cfg.tests[i]->id);
-        jw_int(w, "measurements", run->cfg.limits[i].measurements);
-        jw_int(w, "rings", run->cfg.limits[i].rings);
-        jw_int(w, "iterations", run->cfg.limits[i].iterations);
-        jw_int(w, "warmup", run->cfg.limits[i].warmup);
+    for (int i = 0; i < run->plan->n_tests; i++) {
+        jw_object_begin(w, run->plan->tests[i].kernel->id);
+        jw_int(w, "measurements", run->plan->tests[i].limits.measurements);
+        jw_int(w, "rings", run->plan->tests[i].limits.rings);
+        jw_int(w, "iterations", run->plan->tests[i].limits.iterations);
+        jw_int(w, "warmup", run->plan->tests[i].limits.warmup);
         jw_object_end(w);
     }
     jw_object_end(w);
@@ -186,8 +186,8 @@ static void config_nodes(json_writer_t *w, const run_t *run)
 static void show_ppn(const run_t *run)
 {
     printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
-           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->opt.nics_per_node,
-           (double)run->nodes.ppn_max / run->opt.nics_per_node);
+           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->plan->nics_per_node,
+           (double)run->nodes.ppn_max / run->plan->nics_per_node);
 }
 
 static void show_mpi(const run_t *run)
@@ -209,7 +209,7 @@ static void config_json(json_writer_t *w, const run_t *run)
  * ones. --burst-intensity alone paces a load without pauses. */
 static void show_burst(const run_t *run)
 {
-    const burst_shape_t *b = &run->cfg.congestor_params.burst;
+    const burst_shape_t *b = &run->plan->congestor_params.burst;
     if (burst_is_steady(b))
         return;
     if (run->opt.burst[0] > 0.0)
@@ -221,7 +221,7 @@ static void show_burst(const run_t *run)
 
 static void config_burst(json_writer_t *w, const run_t *run)
 {
-    const burst_shape_t *b = &run->cfg.congestor_params.burst;
+    const burst_shape_t *b = &run->plan->congestor_params.burst;
     /* A --burst-sweep run sets the shape cell by cell: its grid is the
      * record ("burst_sweep"), not the cell running now. */
     if (burst_is_steady(b) || run->opt.burst_sweep.n_on > 0)
@@ -251,13 +251,13 @@ static void config_burst_sweep(json_writer_t *w, const run_t *run)
 
 static void show_timeline(const run_t *run)
 {
-    if (run->opt.timeline)
+    if (run->plan->timeline)
         printf("   timeline = yes\n");
 }
 
 static void config_timeline(json_writer_t *w, const run_t *run)
 {
-    if (run->opt.timeline)
+    if (run->plan->timeline)
         jw_bool(w, "timeline", 1);
 }
 

@@ -74,7 +74,7 @@ static int probe_results_file(const char *path)
 void output_checks_run(run_t *run)
 {
     char msg[MSG_LEN] = "";
-    options_t *o = &run->opt;
+    const run_plan_t *o = run->plan;
     const char *prog = program_name(run->program);
     if (o->json_path[0])
         snprintf(run->json_path, sizeof(run->json_path), "%s", o->json_path);

@@ -31,7 +31,7 @@ static void write_environment(json_writer_t *w, const run_t *run)
     jw_int(w, "hosts", run->nodes.n_hosts);
     jw_int(w, "ppn_min", run->nodes.ppn_min);
     jw_int(w, "ppn_max", run->nodes.ppn_max);
-    jw_number(w, "pport", (double)run->nodes.ppn_max / run->opt.nics_per_node);
+    jw_number(w, "pport", (double)run->nodes.ppn_max / run->plan->nics_per_node);
     jw_string(w, "hostname", run->nodes.hostname);
     jw_object_end(w);
 }
@@ -57,13 +57,13 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     node_names(w, "all_nodes", run, p->order, p->n_nodes);
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
     node_names(w, "canary_nodes", run, placement_canary_list(p), p->n_canary_nodes);
-    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->cfg.n_congestors);
+    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->plan->n_congestors);
     /* Which nodes ran which kernel (every rank of a node runs its node's
      * kernel), in the order of the shuffled list: the first is the root. */
     jw_array_begin(w, "congestor_kernels");
-    for (int k = 0; k < run->cfg.n_congestors; k++) {
+    for (int k = 0; k < run->plan->n_congestors; k++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->cfg.congestors[k]->id);
+        jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
         jw_array_begin(w, "nodes");
         for (int i = 0; i < p->n_congestor_nodes; i++)
             if (p->kernel_of_node[p->order[i]] == k)
@@ -77,7 +77,7 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
      * give their upper half of ranks to the congestor (load_roles.c). */
     jw_array_begin(w, "congestor_groups");
     for (int s = 0; s < run->nodes.ppn_max; s++) {
-        for (int k = 0; k < run->cfg.n_congestors; k++) {
+        for (int k = 0; k < run->plan->n_congestors; k++) {
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
@@ -87,7 +87,7 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
                 continue;
             jw_object_begin(w, NULL);
             jw_int(w, "slice", s);
-            jw_string(w, "kernel", run->cfg.congestors[k]->id);
+            jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
@@ -100,11 +100,11 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     }
     jw_array_end(w);
     jw_object_begin(w, "node_list_files");
-    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_ALL);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_ALL);
     jw_string(w, "all", path);
-    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_CONGESTORS);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_CONGESTORS);
     jw_string(w, "congestors", path);
-    snprintf(path, sizeof(path), "%s/%s", run->opt.output_dir, NODE_LIST_CANARIES);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_CANARIES);
     jw_string(w, "canaries", path);
     jw_object_end(w);
     jw_object_end(w);
@@ -120,7 +120,7 @@ static void write_placements(json_writer_t *w, const run_t *run)
     }
     const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
     write_placement(w, run, first);
-    if (run->opt.repeat <= 1)
+    if (run->plan->repeat <= 1)
         return;
     jw_array_begin(w, "repetitions");
     for (int r = 0; r < run->repetition; r++) {
@@ -325,7 +325,7 @@ int results_json_write(const run_t *run)
         watchdog_note_tmp(NULL);
         return 0;
     }
-    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->opt.force);
+    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->plan->force);
     watchdog_note_tmp(NULL);
     if (rc != 0) {
         fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,

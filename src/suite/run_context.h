@@ -1,5 +1,5 @@
-/* Everything one run knows: options, nodes, the resolved configuration
- * (run_config.h), and on world rank 0 the record of the results so far
+/* Everything one run knows: options, nodes, the run plan (run_plan.h),
+ * and on world rank 0 the record of the results so far
  * (run_record.h), which the suites save after every phase (phase_end.h).
  * The type only: its life is in run_lifecycle.h. */
 #ifndef GPCNET_RUN_CONTEXT_H
@@ -15,7 +15,7 @@
 #include "suite/options.h"
 #include "infra/placement.h"
 #include "infra/result.h"
-#include "suite/run_config.h"
+#include "suite/run_plan.h"
 
 #define RUN_MAX_ROWS 16
 #define RUN_MAX_REPEAT 1000
@@ -56,6 +56,8 @@ typedef struct {
 } run_json_section_t;
 
 typedef struct run {
+    /* The command line as parsed: read only by option handling (run_init,
+     * option_report.c) and run_plan_build; everything else reads plan. */
     options_t opt;
     program_t program;
     MPI_Comm world;
@@ -64,7 +66,7 @@ typedef struct run {
     double t0;
     time_t started, finished;
 
-    run_config_t cfg;
+    const run_plan_t *plan; /* built once in run_init, read-only after */
 
     uint64_t seed;
     int seed_from_time;
@@ -76,7 +78,7 @@ typedef struct run {
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
-    int repetition;        /* 1-based, of opt.repeat */
+    int repetition;        /* 1-based, of plan->repeat */
 
     /* World rank 0 only; grow as results arrive. */
     int n_tables, cap_tables;
@@ -85,8 +87,8 @@ typedef struct run {
     run_impact_t *impact;
     int n_phases, cap_phases;
     run_phase_t *phases;
-    uint64_t *rep_seeds;        /* [opt.repeat] placement seed of each repetition */
-    placement_t *rep_placement; /* [opt.repeat] placement of each repetition */
+    uint64_t *rep_seeds;        /* [plan->repeat] placement seed of each repetition */
+    placement_t *rep_placement; /* [plan->repeat] placement of each repetition */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     int n_json_sections;

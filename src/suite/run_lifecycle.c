@@ -43,15 +43,15 @@ static void list_id(char *buf, size_t len, const char *id)
 static void one_sided_kernels(const run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
-    const run_config_t *c = &run->cfg;
+    const run_plan_t *p = run->plan;
     int tests = run->program != PROGRAM_NETWORK_CONGESTOR;
-    int congestors = run->program != PROGRAM_NETWORK_TEST && !run->opt.flows[0];
-    for (int i = 0; tests && i < c->n_tests; i++)
-        if (c->tests[i]->one_sided)
-            list_id(buf, len, c->tests[i]->id);
-    for (int i = 0; congestors && i < c->n_congestors; i++)
-        if (c->congestors[i]->one_sided)
-            list_id(buf, len, c->congestors[i]->id);
+    int congestors = run->program != PROGRAM_NETWORK_TEST && !p->flows;
+    for (int i = 0; tests && i < p->n_tests; i++)
+        if (p->tests[i].kernel->one_sided)
+            list_id(buf, len, p->tests[i].kernel->id);
+    for (int i = 0; congestors && i < p->n_congestors; i++)
+        if (p->congestors[i].kernel->one_sided)
+            list_id(buf, len, p->congestors[i].kernel->id);
 }
 
 /* --fault-probe runs MPI with MPI_THREAD_MULTIPLE, with which some MPIs
@@ -136,11 +136,16 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
                             : thread_level == MPI_THREAD_FUNNELED   ? "funneled"
                                                                     : "single";
 
-    run_config_resolve(&run->cfg, &run->opt, program);
+    /* The one place the options become the plan; nothing changes it after. */
+    run_plan_t *plan = xmalloc(sizeof(*plan));
+    run_plan_build(plan, &run->opt, program);
+    run->plan = plan;
     run->repetition = 1;
 
+    /* The placement seed: given, or rank 0's clock (needs MPI, so beside
+     * the plan rather than in it). */
     unsigned long long seed = run->opt.seed;
-    run->seed_from_time = !run->opt.seed_given;
+    run->seed_from_time = !run->plan->seed_given;
     if (run->seed_from_time) {
         /* The reference default: rank 0's clock, so placement cannot be
          * tuned for. */
@@ -149,26 +154,26 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     }
     run->seed = seed;
 
-    if (nodes_discover(&run->nodes, run->world, run->opt.emulate_ppn, run->opt.emulate_nodes))
+    if (nodes_discover(&run->nodes, run->world, run->plan->emulate_ppn, run->plan->emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
-                 program_name(program), run->opt.emulate_nodes, run->size);
+                 program_name(program), run->plan->emulate_nodes, run->size);
     output_checks_run(run);
 #ifdef SMPI_H
     /* Simulated ranks share one process: a real thread and a real-time
      * timer mean nothing there (the deadline counts simulated seconds). */
-    if (run->opt.fault_probe > 0.0)
+    if (run->plan->fault_probe > 0.0)
         exit_all(2, "%s: --fault-probe is not available under SimGrid\n", program_name(program));
 #endif
-    if (run->opt.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
+    if (run->plan->fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
         exit_all(2, "%s: --fault-probe needs MPI_THREAD_MULTIPLE, which this MPI does not "
                     "provide (it gave level %d); run without --fault-probe (on Cray MPICH, set "
                     "MPICH_MAX_THREAD_SAFETY=multiple)\n",
                  program_name(program), thread_level);
-    if (run->opt.fault_probe > 0.0)
+    if (run->plan->fault_probe > 0.0)
         check_windows_with_threads(run);
-    watchdog_start(run->rank, run->opt.deadline, run->json_path);
-    if (run->opt.fault_probe > 0.0)
-        fault_probe_start(run->world, &run->nodes, run->opt.deadline, run->opt.fault_probe);
+    watchdog_start(run->rank, run->plan->deadline, run->json_path);
+    if (run->plan->fault_probe > 0.0)
+        fault_probe_start(run->world, &run->nodes, run->plan->deadline, run->plan->fault_probe);
 }
 
 void run_setup_done(run_t *run)
@@ -185,7 +190,7 @@ void run_finish(run_t *run, int exit_status)
     phase_counters_free(run);
     run_record_free(run);
     if (run->rep_placement) {
-        for (int i = 0; i < run->opt.repeat; i++)
+        for (int i = 0; i < run->plan->repeat; i++)
             if (run->rep_placement[i].order)
                 placement_free(&run->rep_placement[i]);
         free(run->rep_placement);
@@ -194,6 +199,8 @@ void run_finish(run_t *run, int exit_status)
     if (run->have_placement)
         placement_free(&run->placement);
     nodes_free(&run->nodes);
+    free((void *)run->plan);
+    run->plan = NULL;
     fflush(stdout);
     /* No rank leaves before every rank is done. MPI_Finalize's own closing
      * fence should ensure that, but under srun with Slurm 22.05's PMIx

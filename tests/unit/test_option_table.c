@@ -256,7 +256,9 @@ static void settings_and_config_carry_every_option(void)
         run.opt.converge = 0.5;
         snprintf(run.opt.stop_file, OPT_PATH_MAX, "stop"); /* these two too */
         snprintf(run.opt.start_file, OPT_PATH_MAX, "start");
-        run_config_resolve(&run.cfg, &run.opt, programs[p]);
+        static run_plan_t plan;
+        run_plan_build(&plan, &run.opt, programs[p]);
+        run.plan = &plan;
         run.nodes.ppn_max = run.nodes.ppn_min = 1;
         static char config[16384];
         snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));

@@ -1,0 +1,150 @@
+#include "suite/run_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "congestor/flows.h"
+
+/* The tests with their limits; returns 1 when they are the default ones. */
+static int plan_tests(run_plan_t *p, const options_t *o, int load)
+{
+    int defaults[OPT_MAX_LIST], n_defaults = 0;
+    for (int i = 0; i < canary_kernel_count; i++)
+        if (!canary_kernels[i]->extra && (!load || canary_kernels[i]->load_canary))
+            defaults[n_defaults++] = i;
+    const int *chosen = o->n_tests ? o->tests : defaults;
+    p->n_tests = o->n_tests ? o->n_tests : n_defaults;
+    int same = p->n_tests == n_defaults;
+    for (int i = 0; i < p->n_tests; i++) {
+        const canary_kernel_t *k = canary_kernels[chosen[i]];
+        same = same && chosen[i] == defaults[i];
+        loop_limits_t lim = k->limits;
+        if (o->measurements > 0)
+            lim.measurements = (int)o->measurements;
+        if (o->rings > 0 && k->loop != LOOP_COLLECTIVE)
+            lim.rings = (int)o->rings;
+        if (o->iterations > 0)
+            lim.iterations = (int)o->iterations;
+        if (o->warmup >= 0)
+            lim.warmup = (int)o->warmup;
+        p->tests[i] = (canary_plan_t){.kernel = k,
+                                      .params = CANARY_PARAMS_DEFAULT, /* no option changes them yet */
+                                      .limits = lim,
+                                      .time_limit = o->time_limit,
+                                      .converge_tol = o->converge,
+                                      .ring_seed = o->ring_seed};
+    }
+    return same;
+}
+
+/* The congestor parameter block every congestor entry carries. */
+static congestor_params_t congestor_params(const options_t *o)
+{
+    congestor_params_t c = CONGESTOR_PARAMS_DEFAULT;
+    c.message_doubles = (int)(o->congestor_bytes / (long)sizeof(double));
+    /* --burst-intensity alone paces a load that never pauses: one ON period
+     * without end. */
+    if (o->burst[0] > 0.0 || o->burst_intensity < 1.0)
+        c.burst = (burst_shape_t){.on_s = o->burst[0] > 0.0 ? o->burst[0] : INFINITY,
+                                  .off_s = o->burst[0] > 0.0 ? o->burst[1] : 0.0,
+                                  .intensity = o->burst_intensity,
+                                  .jitter = o->burst_jitter};
+    return c;
+}
+
+static void add_congestor(run_plan_t *p, const congestor_kernel_t *k, int weight)
+{
+    int n = p->n_congestors++;
+    p->weights[n] = weight;
+    p->congestors[n] = (congestor_plan_t){.kernel = k,
+                                          .params = p->congestor_params,
+                                          .weight = weight,
+                                          .measurements = p->congestor_measurements,
+                                          .base_iterations = p->congestor_iterations,
+                                          .time_limit = p->time_limit,
+                                          .converge_tol = p->converge_tol};
+}
+
+/* The congestors; returns 1 when they are the default ones. */
+static int plan_congestors(run_plan_t *p, const options_t *o)
+{
+    p->congestor_measurements =
+        o->congestor_measurements > 0 ? (int)o->congestor_measurements : CONGESTOR_MEASUREMENTS;
+    p->congestor_iterations =
+        o->congestor_iterations > 0 ? (int)o->congestor_iterations : CONGESTOR_BASE_ITERATIONS;
+    p->congestor_params = congestor_params(o);
+    int same = 1;
+    if (o->n_congestors) {
+        for (int i = 0; i < o->n_congestors; i++) {
+            const congestor_kernel_t *k = congestor_kernels[o->congestors[i]];
+            same = same && o->congestors[i] == i && k->default_mix && o->congestor_weights[i] == 1;
+            add_congestor(p, k, o->congestor_weights[i]);
+        }
+    } else {
+        for (int i = 0; i < congestor_kernel_count; i++)
+            if (congestor_kernels[i]->default_mix)
+                add_congestor(p, congestor_kernels[i], 1);
+    }
+    int n_default = 0;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        n_default += congestor_kernels[i]->default_mix;
+    return same && p->n_congestors == n_default;
+}
+
+/* --burst-sweep cell c: intensity outermost, OFF fastest. */
+static void plan_burst_cells(run_plan_t *p, const options_t *o)
+{
+    const burst_sweep_t *g = &o->burst_sweep;
+    p->burst_grid = *g;
+    p->burst_jitter = o->burst_jitter;
+    p->n_burst_cells = g->n_on * g->n_off * g->n_intensity;
+    for (int c = 0; c < p->n_burst_cells; c++)
+        p->burst_cells[c] = (burst_shape_t){.on_s = g->on[c / g->n_off % g->n_on],
+                                            .off_s = g->off[c % g->n_off],
+                                            .intensity = g->intensity[c / (g->n_off * g->n_on)],
+                                            .jitter = o->burst_jitter};
+}
+
+static void copy_path(char *dst, const char *src) { snprintf(dst, OPT_PATH_MAX, "%s", src); }
+
+void run_plan_build(run_plan_t *p, const options_t *o, program_t program)
+{
+    memset(p, 0, sizeof(*p));
+    p->program = program;
+    p->time_limit = o->time_limit;
+    p->converge_tol = o->converge;
+    int tests_default = plan_tests(p, o, program == PROGRAM_NETWORK_LOAD_TEST);
+    int congestors_default = plan_congestors(p, o);
+    p->official_default = options_non_default(o, program, tests_default, congestors_default,
+                                              p->non_default, sizeof(p->non_default)) == 0;
+    if (program == PROGRAM_NETWORK_CONGESTOR && o->flows[0]) {
+        /* The flow list is the traffic: one kernel, the flows. */
+        p->flows = 1;
+        p->n_congestors = 0;
+        add_congestor(p, &flows_kernel, 1);
+    }
+    p->repeat = o->repeat;
+    p->congestor_sweep = o->congestor_sweep;
+    p->timeline = o->timeline;
+    p->node_probe = o->node_probe;
+    p->placement = o->placement;
+    p->canary_fraction = o->canary_fraction;
+    p->seed_given = o->seed_given;
+    plan_burst_cells(p, o);
+    p->duration = o->duration;
+    p->report_interval = o->report_interval;
+    copy_path(p->start_file, o->start_file);
+    copy_path(p->stop_file, o->stop_file);
+    copy_path(p->flows_file, o->flows);
+    p->verbose = o->verbose;
+    p->quiet = o->quiet;
+    p->force = o->force;
+    p->nics_per_node = o->nics_per_node;
+    copy_path(p->output_dir, o->output_dir);
+    copy_path(p->json_path, o->json_path);
+    p->emulate_ppn = o->emulate_ppn;
+    p->emulate_nodes = o->emulate_nodes;
+    p->deadline = o->deadline;
+    p->fault_probe = o->fault_probe;
+}
