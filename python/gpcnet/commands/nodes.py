@@ -1,4 +1,6 @@
-"""`gpcnet nodes RUN.json`: the per-node probe, and the nodes it names as slow."""
+"""`gpcnet nodes RUN.json`: the per-node probe and the nodes it names as
+slow; the canaries per NIC (runs started through gpcnet-bind) and the NICs
+named as slow."""
 
 from __future__ import annotations
 
@@ -13,14 +15,19 @@ NAME_WIDTH = 255
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("nodes", help="name the slow nodes of a --node-probe run (robust z-score)",
+    p = sub.add_parser("nodes", help="name the slow nodes of a --node-probe run and the slow NICs "
+                                     "of a gpcnet-bind run (robust z-score)",
                        description="Every node's time per exchange in the per-node probe of a "
                                    "network_test or network_load_test run with --node-probe, its "
                                    "modified z-score over the nodes, and the nodes flagged as slow "
                                    "(z above the threshold and at least 1.5 times the median node; "
-                                   "docs/method.md#naming-a-slow-node). Exit 0 whether or not a "
-                                   "node is flagged.")
-    p.add_argument("json", metavar="RUN.json", help="results JSON of a run with --node-probe")
+                                   "docs/method.md#naming-a-slow-node); with ranks started "
+                                   "through gpcnet-bind, the canaries' Avg and 99% per rail and "
+                                   "per NIC and the NICs flagged as slow by the same rule "
+                                   "(docs/method.md#multi-nic-nodes). Exit 0 whether or not a "
+                                   "node or NIC is flagged.")
+    p.add_argument("json", metavar="RUN.json",
+                   help="results JSON of a run with --node-probe or through gpcnet-bind")
     p.add_argument("--threshold", type=float, default=None, metavar="Z",
                    help="flag a node above this modified z-score (default 3.5)")
     p.add_argument("--json", dest="as_json", action="store_true",
@@ -29,20 +36,33 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import load, nodes
+    from gpcnet import load, nics, nodes
     threshold = nodes.THRESHOLD if args.threshold is None else args.threshold
     if not threshold > 0:
         raise GpcnetError(f"--threshold must be a positive number, not {args.threshold}")
     doc = load.load(args.json)
-    if not nodes.has_probe(doc):
+    if not nodes.has_probe(doc) and not nics.has_nics(doc):
         raise GpcnetError(f"{args.json}: no per-node probe in this document "
-                          "(run network_test or network_load_test with --node-probe ROUNDS)")
+                          "(run network_test or network_load_test with --node-probe ROUNDS)"
+                          " and no per-NIC results (start the ranks through gpcnet-bind)")
     rows = nodes.assess(doc, threshold)
     slow = nodes.slow_nodes(doc, threshold)
     if args.as_json:
-        sys.stdout.write(json.dumps({"threshold": threshold, "nodes": rows,
-                                     "slow": [s["name"] for s in slow]}, indent=1) + "\n")
+        out = {"threshold": threshold, "nodes": rows, "slow": [s["name"] for s in slow]}
+        if nics.has_nics(doc):
+            out.update(nics=nics.assess(doc, threshold),
+                       slow_nics=[s["label"] for s in nics.slow_nics(doc, threshold)])
+        sys.stdout.write(json.dumps(out, indent=1) + "\n")
         return EXIT_OK
+    if nodes.has_probe(doc):
+        _print_probe(doc, rows, slow, threshold)
+    if nics.has_nics(doc):
+        _print_nics(doc, threshold)
+    return EXIT_OK
+
+
+def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
+    from gpcnet import nodes
     probe = doc["node_probe"]
     from gpcnet import number_text, text_safe  # names from the file escaped; extreme numbers bounded
     # Cut too: the table pads every name to the longest, so one name of a
@@ -61,4 +81,32 @@ def run(args) -> int:
     else:
         print(f"Slow nodes: none (no node above z {threshold:g} and {nodes.MIN_RATIO:g}x the median"
               + (f"; {nodes.MIN_NODES} nodes needed" if len(rows) < nodes.MIN_NODES else "") + ")")
-    return EXIT_OK
+
+
+def _print_nics(doc: dict, threshold: float) -> None:
+    """Per canary test: each rail's and each NIC's Avg and 99%, then the
+    slow NICs."""
+    from gpcnet import nics, nodes, number_text, text_safe
+
+    def name(text) -> str:
+        return text_safe.terminal(text_safe.shorten(str(text), NAME_WIDTH))
+    tests = nics.assess(doc, threshold)
+    print(f"Per-NIC canaries (gpcnet-bind): {doc['nics'].get('rails')} rails")
+    for t in tests:
+        print(f"{name(t['table'])} (repetition {t['repetition']}): {name(t['name'])} "
+              f"[{name(t['unit'])}]")
+        for r in t["rails"]:
+            print(f"  rail {r.get('rail')}: avg {number_text.fixed(r.get('avg'))}  "
+                  f"99% {number_text.fixed(r.get('p99'))}  ({r.get('ranks')} ranks)")
+        width = max([len("node/nic")] + [len(name(n["label"])) for n in t["nics"]])
+        print(f"  {'node/nic':<{width}}  {'rail':>4}  {'avg':>12}  {'99%':>12}  {'z':>8}")
+        for n in t["nics"]:
+            print(f"  {name(n['label']):<{width}}  {str(n['rail']):>4}  "
+                  f"{number_text.fixed(n['avg']):>12}  {number_text.fixed(n['p99']):>12}  "
+                  f"{number_text.fixed(n['z']):>8}{'  SLOW' if n['slow'] else ''}")
+    slow = nics.slow_nics(doc, threshold)
+    if slow:
+        print("Slow NICs: " + ", ".join(f"{name(s['label'])} (z {number_text.fixed(s['z'])}; "
+                                        f"{name(', '.join(s['tests']))})" for s in slow))
+    else:
+        print(f"Slow NICs: none (no NIC above z {threshold:g} and {nodes.MIN_RATIO:g}x the median)")
