@@ -78,6 +78,14 @@ def test_the_nic_reading_sums_the_traffic_classes(tmp_path):
     assert cassini.reading(str(tmp_path / "none"), host="n")["source"] == "none"
 
 
+def test_the_node_sampler_prints_one_nic_reading(tmp_path):
+    root = fake_cxi(tmp_path, {"cxi1": {"hni_rx_paused_3": 5, "hni_pkts_recv_by_tc_3": 50}})
+    p = subprocess.run([sys.executable, "-m", "gpcnet.study.counters", root, "--cxi"], capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "PYTHONPATH": PY})
+    r = json.loads(p.stdout)
+    assert r["source"] == "slingshot-nic" and list(r["ports"].values()) == [{"stall": 5, "flit": 50}]
+
+
 def test_a_named_pipe_as_a_telemetry_file_is_no_value(tmp_path):
     root = fake_cxi(tmp_path, {"cxi0": {"hni_pkts_recv_by_tc_0": 1}})
     os.mkfifo(tmp_path / "class/cxi/cxi0/device/telemetry/hni_rx_paused_0")

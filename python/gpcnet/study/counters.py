@@ -219,7 +219,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cxi", action="store_true", help="read this node's HPE Cassini NICs (Slingshot)")
     args = ap.parse_args(argv)
     if args.interval is None:
-        print(json.dumps(sample(args.root)))
+        if args.cxi:
+            from gpcnet.study import cassini
+            print(json.dumps(cassini.reading(args.root)))
+        else:
+            print(json.dumps(sample(args.root)))
         return 0
     if not args.interval > 0:
         print(f"--interval {args.interval:g}: expected a number of seconds above 0", file=sys.stderr)
