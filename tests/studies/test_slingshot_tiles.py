@@ -56,12 +56,29 @@ def test_the_fabric_splits_edge_and_fabric_ports():
 
 def test_network_tiles_are_the_fabric_ports_of_the_applications_switches():
     t = slingshot.tiles(slingshot.read_fabric(str(FABRIC)), APP + ["NID000003.hsn.example", "gpu7"])
-    assert t["routers"] == {"nid000001": R0, "nid000002": R0, "nid000005": R1, "nid000003": R0}
+    assert t["routers"] == {"nid000001": [R0], "nid000002": [R0], "nid000005": [R1], "nid000003": [R0]}
     # each application switch: its 3 local ports and its global port; no edge port, no other switch
     assert sorted(t["ntile"]) == sorted([f"{R0}j11p0", f"{R0}j12p0", f"{R0}j13p0", f"{R0}j20p0",
                                          f"{R1}j10p0", f"{R1}j12p0", f"{R1}j13p0", f"{R1}j20p0"])
     assert t["ntile"][f"{R1}j20p0"] == {"router": R1, "peer": "x1001c0r1j20p0"}
     assert t["missing"] == ["gpu7"]
+
+
+def test_a_node_with_nics_on_two_switches_has_both_switches_network_tiles():
+    """An EX node's NICs may be cabled to different switches: each switch
+    that serves one of the application's NICs is a router of the metric,
+    and a NIC the fabric names is a processor tile of its own switch."""
+    fab = slingshot.read_fabric(str(FABRIC))
+    fab["edge"]["x1000c0r2j1p1"] = "nid000001/cxi1"
+    t = slingshot.tiles(fab, ["nid000001"])
+    assert t["routers"] == {"nid000001": [R0, "x1000c0r2"]} and t["nics"] == {"nid000001/cxi1": "x1000c0r2"}
+    assert {v["router"] for v in t["ntile"].values()} == {R0, "x1000c0r2"} and len(t["ntile"]) == 8
+    by_host = {"nid000001": [{"time": 0, "ports": {"nid000001/cxi0": {}, "nid000001/cxi1": {}}}],
+               "gpu7": [{"time": 0, "ports": {"gpu7/cxi0": {}}}]}
+    assert slingshot.ptile_scope(by_host, t) == {
+        "nid000001/cxi0": {"router": R0, "node": "nid000001"},
+        "nid000001/cxi1": {"router": "x1000c0r2", "node": "nid000001"},
+        "gpu7/cxi0": {"router": "gpu7", "node": "gpu7"}}
 
 
 def test_the_nic_reading_sums_the_traffic_classes(tmp_path):
@@ -236,7 +253,7 @@ BAD_FABRICS = {
     "node-not-edge": (_fabric(edge_nodes={"x1000c0r0j11p0": "nid000001"}),
                       "$.edge_nodes['x1000c0r0j11p0']: not one of $.ports.edge"),
     "markup-node": (_fabric(edge_nodes={"x1000c0r0j0p0": "<b>n</b>"}),
-                    "$.edge_nodes['x1000c0r0j0p0']: '<b>n</b>' is not a host name"),
+                    "$.edge_nodes['x1000c0r0j0p0']: '<b>n</b>' is not a host name (HOST or HOST/cxiN)"),
 }
 
 

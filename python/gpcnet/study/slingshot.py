@@ -21,8 +21,10 @@ Fabric Controller's `GET /apis/fc/v2/port-links` answer, `{"ports":
 "endpoint2": PORT}...]}` with PORT a port xname `xXcCrRjJpP` (its switch is
 `xXcCrR`), saved in the file GPCNET_SLINGSHOT_FABRIC names. That answer
 does not say which node an edge port serves; the file adds it, ours:
-`"edge_nodes": {PORT: "host name"}` (the site's hardware database knows
-it: the HSN connectors' NodeNics and the nodes' aliases).
+`"edge_nodes": {PORT: "HOST" or "HOST/cxiN"}` (the site's hardware
+database knows it: the HSN connectors' NodeNics and the nodes' aliases). A
+node with NICs on several switches has an edge port on each; naming the
+NIC says which of its NICs (processor tiles) each switch serves.
 
 The switch counters are read by whoever runs the fabric manager, as a
 record that GPCNET_SLINGSHOT_SWITCH_COUNTERS names: one JSON object a line,
@@ -54,6 +56,7 @@ MAX_RECORD_BYTES = 256 * 2**20
 MAX_NODES = 200_000
 
 _PORT = re.compile(r"\A(x\d{1,9}c\d{1,9}r\d{1,9})j\d{1,9}p\d{1,9}\Z")
+_EDGE_NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}(?:/cxi\d{1,4})?")
 
 
 def switch_of(port: str):
@@ -107,8 +110,8 @@ def parse_fabric(doc, where: str) -> dict:
     for port, node in nodes.items():
         if port not in edge:
             bad(f"$.edge_nodes[{_q(port)}]", "not one of $.ports.edge")
-        if not isinstance(node, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}", node):
-            bad(f"$.edge_nodes[{_q(port)}]", f"{_q(node)} is not a host name")
+        if not isinstance(node, str) or not _EDGE_NODE.fullmatch(node):
+            bad(f"$.edge_nodes[{_q(port)}]", f"{_q(node)} is not a host name (HOST or HOST/cxiN)")
         out[port] = node
     return {"edge": out, "links": {p: q for p, q in peer.items() if p in fabric}}
 
@@ -124,32 +127,39 @@ def _short(name: str) -> str:
 
 def tiles(fab: dict, nodes: list) -> dict:
     """The metric's ports for the application's `nodes`: {"ntile": {port:
-    {"router", "peer"}}, "routers": {short node name: switch}, "missing":
-    [nodes no edge port serves]}. The processor tiles are the nodes' NICs,
-    named by what each node reports (ptile_scope)."""
-    routers: dict = {}
-    by_node = {_short(n): switch_of(p) for p, n in fab["edge"].items()}
-    missing = []
-    for node in nodes:
-        sw = by_node.get(_short(node))
-        if sw is None:
-            missing.append(node)
-        else:
-            routers[_short(node)] = sw
-    hosting = set(routers.values())
+    {"router", "peer"}}, "routers": {short node name: [its switches]},
+    "nics": {"node/cxiN": switch}, "missing": [nodes no edge port serves]}.
+    The processor tiles are the nodes' NICs, named by what each node
+    reports (ptile_scope)."""
+    switches: dict = {}      # short node name -> its switches, a plainly named one first
+    nics: dict = {}
+    for port, name in sorted(fab["edge"].items(), key=lambda kv: ("/" in kv[1], kv[0])):
+        host, _, nic = name.partition("/")
+        switches.setdefault(_short(host), [])
+        if switch_of(port) not in switches[_short(host)]:
+            switches[_short(host)].append(switch_of(port))
+        if nic:
+            nics[f"{_short(host)}/{nic}"] = switch_of(port)
+    routers = {_short(n): switches[_short(n)] for n in nodes if _short(n) in switches}
+    missing = [n for n in nodes if _short(n) not in switches]
+    hosting = {sw for sws in routers.values() for sw in sws}
     ntile = {p: {"router": switch_of(p), "peer": q} for p, q in sorted(fab["links"].items())
              if switch_of(p) in hosting}
-    return {"ntile": ntile, "routers": routers, "missing": missing}
+    return {"ntile": ntile, "routers": routers, "nics": {k: v for k, v in nics.items() if k.split("/")[0] in routers},
+            "missing": missing}
 
 
-def ptile_scope(by_host: dict, routers: dict) -> dict:
-    """Each NIC the nodes reported (HOST/cxiN): its router is its node's
-    switch (the NIC's own name when the fabric does not say)."""
+def ptile_scope(by_host: dict, t: dict) -> dict:
+    """Each NIC the nodes reported (HOST/cxiN): its router is the switch
+    the fabric names for that NIC, else its node's first switch (the
+    node's name when the fabric does not know it)."""
     scope = {}
     for host, readings in by_host.items():
         for r in readings:
             for port in r["ports"]:
-                scope.setdefault(port, {"router": routers.get(_short(host), host), "node": host})
+                nic = f"{_short(host)}/{port.rsplit('/', 1)[-1]}"
+                router = t["nics"].get(nic) or (t["routers"].get(_short(host)) or [host])[0]
+                scope.setdefault(port, {"router": router, "node": host})
     return scope
 
 
@@ -254,9 +264,9 @@ class SlingshotSampler(sampling.JobSampler):
                                         "--duration", f"{duration:g}", "--cxi"], tag, ppn=1)
         path = os.environ[FABRIC_ENV]
         t = tiles(read_fabric(path), nodes)
-        self.routers, self.record_path = t["routers"], os.environ.get(SWITCH_ENV)
+        self.tiles, self.record_path = t, os.environ.get(SWITCH_ENV)
         self.scope, self.ptile_scope, self.notes = t["ntile"], None, []
-        self.fabric = {"from": f"file {path}", "switches": len(set(t["routers"].values())), "missing": t["missing"]}
+        self.fabric = {"from": f"file {path}", "switches": len({sw for sws in t["routers"].values() for sw in sws}), "missing": t["missing"]}
         if t["missing"]:
             self.notes.append(f"fabric ({path}) serves none of {', '.join(t['missing'][:5])} from an edge port")
         if self.record_path:
@@ -271,7 +281,7 @@ class SlingshotSampler(sampling.JobSampler):
         self.window[1] = time.time()
         by_host, errors = super().stop()         # notes included
         self.source = "slingshot"
-        self.ptile_scope = ptile_scope(by_host, self.routers)
+        self.ptile_scope = ptile_scope(by_host, self.tiles)
         if not self.record_path:
             return by_host, errors + [NO_SWITCH_RECORD]
         try:
@@ -298,7 +308,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         t = tiles(read_fabric(args.fabric), args.nodes)
-        out = {"ntile": t["ntile"], "routers": t["routers"], "missing": t["missing"]}
+        out = {"ntile": t["ntile"], "routers": t["routers"], "nics": t["nics"], "missing": t["missing"]}
         if args.switch_counters:
             rs = read_switch_record(args.switch_counters)
             out["switch_readings"] = len(rs)
