@@ -1,5 +1,5 @@
 """Two measurements of the bursty congestion options on emulated nodes
-(docs/congestion-studies.md#bench).
+(docs/experiments.md#bench).
 
 timeline-overhead: interleaved A/B pairs of network_load_test with and
   without --timeline (steady congestors, the same seed within a pair, the

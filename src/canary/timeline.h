@@ -1,5 +1,5 @@
 /* --timeline: one canary rank's values over time in one loaded test
- * (docs/congestion-studies.md#timeline), kept in fixed memory whatever the
+ * (docs/experiments.md#timeline), kept in fixed memory whatever the
  * run length:
  *  - TIMELINE_BINS bins of sum and count of the values whose iteration
  *    started in [b * width, (b + 1) * width) seconds after the congestors'

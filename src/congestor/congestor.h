@@ -85,7 +85,7 @@ typedef struct congestor_plan {
 } congestor_plan_t;
 
 /* A congestor's view of the bursts: the schedule and t0, the MPI_Wtime()
- * of the congestors' common start on this rank (docs/congestion-studies.md
+ * of the congestors' common start on this rank (docs/experiments.md
  * #bursty-congestion). */
 typedef struct {
     burst_clock_t clock;

@@ -1,5 +1,5 @@
 /* The ON/OFF schedule of bursty congestion and the pacing inside an ON
- * period (docs/congestion-studies.md#bursty-congestion). Pure: times are
+ * period (docs/experiments.md#bursty-congestion). Pure: times are
  * seconds since the congestors' common start, passed in by the caller, so
  * the schedule and the pacing are unit-tested with a synthetic clock
  * (tests/unit/test_burst_schedule.c).

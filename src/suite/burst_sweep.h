@@ -1,4 +1,4 @@
-/* --burst-sweep (docs/congestion-studies.md#burst-sweep): the canaries
+/* --burst-sweep (docs/experiments.md#burst-sweep): the canaries
  * under every ON x OFF x intensity cell of a grid, each cell one loaded
  * phase with that burst shape, before the published steady phase; the
  * Congestion Impact matrix by burst shape, printed and in the results

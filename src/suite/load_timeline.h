@@ -1,4 +1,4 @@
-/* Bursts and timelines in the load test (docs/congestion-studies.md
+/* Bursts and timelines in the load test (docs/experiments.md
  * #bursty-congestion): the congestors' common start of each loaded test,
  * and with --timeline the canaries' values over time, merged per test and
  * kept on world rank 0 for the results JSON ("timeline", docs/results-json.md). */

@@ -1,5 +1,5 @@
 /* --burst ON,OFF and the checks that tie the burst options to the others
- * (docs/congestion-studies.md#bursty-congestion). Pure, as option_parse.c. */
+ * (docs/experiments.md#bursty-congestion). Pure, as option_parse.c. */
 #ifndef GPCNET_OPTION_BURST_H
 #define GPCNET_OPTION_BURST_H
 

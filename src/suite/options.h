@@ -24,7 +24,7 @@ typedef enum { PLACEMENT_SPLIT, PLACEMENT_COLOCATED } placement_kind_t;
 typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
 
 /* --burst-sweep: the ON x OFF x intensity grid of a load test, every cell
- * one loaded phase (docs/congestion-studies.md#burst-sweep). */
+ * one loaded phase (docs/experiments.md#burst-sweep). */
 #define BURST_SWEEP_MAX 8
 typedef struct {
     int n_on, n_off, n_intensity; /* n_on 0: no sweep */
@@ -75,7 +75,7 @@ typedef struct {
     double deadline;                  /* > 0: abort the whole job after this many seconds */
     double fault_probe;               /* > 0: probe who answers this long before the deadline */
 
-    /* Congestion studies (load test). */
+    /* Experiments in one job (load test; docs/experiments.md). */
     int congestor_sweep;              /* each congestor alone, then all together */
     int repeat;                       /* repetitions of the whole sequence (>= 1) */
     double converge;                  /* > 0: stop a test once Avg and 99% are known to this */

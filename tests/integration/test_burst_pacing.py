@@ -1,4 +1,4 @@
-"""--burst-intensity on collective congestors (docs/congestion-studies.md
+"""--burst-intensity on collective congestors (docs/experiments.md
 #pacing): the pacing windows are on the congestors' common clock, so the
 ranks of a collective are active and idle together and no rank's gaps are
 lengthened by waiting for peers in theirs. The old pacing (each rank's own

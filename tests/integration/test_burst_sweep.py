@@ -1,4 +1,4 @@
-"""--burst-sweep on emulated nodes (docs/congestion-studies.md#burst-sweep,
+"""--burst-sweep on emulated nodes (docs/experiments.md#burst-sweep,
 docs/results-json.md#burst-matrix): one cheap 2 x 2 x 1 grid checked for
 its structure (cells, tables, the printed matrix), not its timings, and
 bad grids refused on every rank."""

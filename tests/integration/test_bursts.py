@@ -1,5 +1,5 @@
 """Bursty congestors and --timeline on emulated nodes
-(docs/congestion-studies.md#bursty-congestion, docs/results-json.md#timeline).
+(docs/experiments.md#bursty-congestion, docs/results-json.md#timeline).
 
 The contrast test uses a big contrast (intensity 1, ON 200 ms, OFF 300 ms,
 the congestors of the default mix): on 2 oversubscribed cores the

@@ -97,7 +97,7 @@ int main(void)
     BAD(NET, "--deadline", "-5", NULL, "--deadline");
     BAD(NET, "--json", "--force", NULL, "--json needs a value (got option '--force' instead)");
 
-    /* Congestion studies (docs/method.md#sweep) and the knobs. */
+    /* Experiments in one job (docs/method.md#sweep) and the knobs. */
     CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
     CHECK(o.repeat == 1 && !o.congestor_sweep && o.converge == 0.0 &&
           o.congestor_bytes == 4096 && o.placement == PLACEMENT_SPLIT);

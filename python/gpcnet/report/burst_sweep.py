@@ -1,5 +1,5 @@
 """The burst sweep of network_load_test (--burst-sweep,
-docs/congestion-studies.md#burst-sweep): the Congestion Impact of every
+docs/experiments.md#burst-sweep): the Congestion Impact of every
 ON x OFF cell as a heat map with the numbers in the cells, one panel per
 canary (rows) and per intensity (columns), and the same values as a table.
 

@@ -1,5 +1,5 @@
-"""Report sections of network_load_test's own congestion studies in one
-job: the repetitions (--repeat) with their seeds and placements, the
+"""Report sections of network_load_test's own experiments in one job
+(docs/experiments.md): the repetitions (--repeat) with their seeds and placements, the
 congestor sweep (--congestor-sweep) and its impact matrix, and the repeat
 statistics. (The application studies of `gpcnet study` are report/study_page.py.)
 

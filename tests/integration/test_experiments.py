@@ -1,5 +1,6 @@
-"""Congestion studies in one job (docs/method.md#sweep): congestor sweep, repeats,
-adaptive stop, and the knobs (message size, colocated placement)."""
+"""Experiments in one job (docs/experiments.md, docs/method.md#sweep):
+congestor sweep, repeats, adaptive stop, and the knobs (message size,
+colocated placement)."""
 import statistics
 
 import pytest
@@ -276,7 +277,7 @@ def test_colocated_needs_two_ranks_per_node(harness, tmp_path):
     (["--placement", "mixed"], "--placement: expected 'split' or 'colocated'"),
     (["--congestors", "nope"], "unknown name 'nope'"),
 ], ids=["repeat-0", "converge-negative", "converge-2", "bytes-0", "placement", "unknown-kernel"])
-def test_bad_study_options_exit_2(harness, tmp_path, args, needle):
+def test_bad_experiment_options_exit_2(harness, tmp_path, args, needle):
     p = harness.run(10, "network_load_test", "--emulate-nodes", "1", *args,
                     "--output-dir", tmp_path, timeout=60)
     assert p.returncode == 2, p.stderr[-1000:]
