@@ -266,7 +266,8 @@ class SlingshotSampler(sampling.JobSampler):
         t = tiles(read_fabric(path), nodes)
         self.tiles, self.record_path = t, os.environ.get(SWITCH_ENV)
         self.scope, self.ptile_scope, self.notes = t["ntile"], None, []
-        self.fabric = {"from": f"file {path}", "switches": len({sw for sws in t["routers"].values() for sw in sws}), "missing": t["missing"]}
+        hosting = {sw for sws in t["routers"].values() for sw in sws}
+        self.fabric = {"from": f"file {path}", "switches": len(hosting), "missing": t["missing"]}
         if t["missing"]:
             self.notes.append(f"fabric ({path}) serves none of {', '.join(t['missing'][:5])} from an edge port")
         if self.record_path:
