@@ -170,6 +170,28 @@ def test_the_metric_is_on_the_network_tiles_and_the_nics_are_processor_tiles(tmp
     assert "x1000c0r2j10p0" not in rates and f"{R0}j0p0" not in rates and "x1001c0r0j20p0" not in rates
 
 
+def test_a_slingshot_run_record_is_a_valid_study_and_reported(tmp_path, monkeypatch):
+    from gpcnet.report import study_page
+    from gpcnet.study import document
+    t0 = time.time() - 100
+    write_record(tmp_path / "sw.jsonl", [t0 - 1, t0 + 1, t0 + 2])
+    monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
+    monkeypatch.setenv(slingshot.SWITCH_ENV, str(tmp_path / "sw.jsonl"))
+    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(t0)))
+    runs = []
+    for setting, k in (("I", 0), ("III", 0)):
+        s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+        s.window[0] = t0
+        runs.append({"id": f"{setting}-r{k}", "setting": setting, "rotation": k, "status": "ok", "wall_s": 2.0,
+                     "app_nodes": APP, "congestor_nodes": [], "counters": sampling.record(s, 0.0, 1.0, 1.0)})
+    doc = {"kind": "gpcnet_study", "schema_version": 1, "nodes": APP, "runs": runs,
+           "config": {"study": "corun", "app_command": ["app"], "n": 3, "ppn": 1, "rotations": 1,
+                      "launcher": "mpirun", "settings": ["I", "III"], "baseline": "I", "congestor_args": []}}
+    doc = json.loads(json.dumps(doc))
+    document.validate(doc, "study.json")
+    assert "dot3HCOutPauseFrames" in study_page.render(doc)
+
+
 def test_without_the_switch_record_the_nics_are_read_and_there_is_no_ratio(tmp_path, monkeypatch):
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.delenv(slingshot.SWITCH_ENV, raising=False)
