@@ -140,29 +140,11 @@ def test_repeat_with_a_fixed_seed_keeps_the_placement(harness, tmp_path):
     assert first == second
 
 
-def test_converge_stops_a_quiet_test_early(harness, tmp_path):
-    """A latency test with a long time limit and an endless measurement cap
-    ends on convergence, long before the limit; every rank stopped at the
-    same measurement (samples = ranks x measurements x rings x iterations)."""
-    # Two ranks: no oversubscription of the 2-core test host, so the 16,000
-    # samples per rank the batches need come quickly under any MPI.
-    p = harness.run(2, "network_test", "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
-                    "--time-limit", "100", "--measurements", "10000000", "--rings", "2",
-                    "--iterations", "100", "--warmup", "10", "--converge", "0.5",
-                    "--output-dir", tmp_path, timeout=200)
-    assert p.returncode == 0, p.stderr[-2000:]
-    doc = harness.load_json(tmp_path / "network_test.json")
-    (row,) = doc["tables"][0]["rows"]
-    # Converged: neither the 100 s limit (a hang guard here: about 1 s is
-    # needed) nor the measurements ended it.
-    assert row["stop_reason"] == "converged"
-    assert row["precision"]["avg"] <= 0.5 and row["precision"]["p99"] <= 0.5
-    # The first measurement places the tail grid, then the minimum of 16
-    # batches of >= 1000 samples (5 measurements of 200) on every rank.
-    assert row["measurements"] >= 1 + 16 * 5
-    assert row["samples"] >= row["ranks"] * 16000
-    assert row["samples"] == row["ranks"] * row["measurements"] * row["rings"] * row["iterations"]
-    assert doc["config"]["converge"] == 0.5 and "converge" in doc["config"]["non_default"]
+# That --converge ends a quiet test early, long before its time limit, is
+# checked under SimGrid (tests/reliability/heavy/test_simgrid.py,
+# test_converge_stops_a_quiet_test_early), where a test is quiet on any
+# host: here a busy host's noise can keep the 99% from settling (seen at a
+# load of 49 on 2 cores: the 100 s limit ended it).
 
 
 # Two congestors, so that a host too busy for any bandwidth to settle costs

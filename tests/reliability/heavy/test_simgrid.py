@@ -50,6 +50,28 @@ def smpirun(tmp_path, platform, hosts, ppn, program, *args, timeout=120, setting
 
 
 @pytest.mark.cap(120)
+def test_converge_stops_a_quiet_test_early(tmp_path):
+    """--converge ends a latency test on convergence, long before its time
+    limit and its endless measurement cap, after exactly the first
+    measurement (it places the tail grid) and the minimum of 16 batches of
+    >= 1000 samples (5 measurements of 2 x 100 per rank); every rank stopped
+    at the same measurement. Simulated, the test is quiet whatever the
+    host's load, so this is exact (docs/method.md#convergence)."""
+    p, doc = smpirun(tmp_path, "fat-tree-32.xml", 2, 1, "network_test", "--emulate-nodes", "1",
+                     "--tests", "rr_two_sided_lat", "--time-limit", "100",
+                     "--measurements", "10000000", "--rings", "2", "--iterations", "100",
+                     "--warmup", "10", "--converge", "0.5")
+    (row,) = doc["tables"][0]["rows"]
+    assert row["stop_reason"] == "converged", row
+    assert row["precision"]["reached"] is True
+    assert row["precision"]["avg"] <= 0.5 and row["precision"]["p99"] <= 0.5
+    assert row["measurements"] == 1 + 16 * 5
+    assert row["samples"] == row["ranks"] * row["measurements"] * row["rings"] * row["iterations"]
+    assert doc["config"]["converge"] == 0.5 and "converge" in doc["config"]["non_default"]
+    assert "converged (95% half-widths" in p.stderr
+
+
+@pytest.mark.cap(120)
 @pytest.mark.parametrize("platform,hosts", [
     ("fat-tree-32.xml", 32), ("torus-32.xml", 32), ("dragonfly-36.xml", 36)])
 def test_network_test_on_simulated_cluster(tmp_path, platform, hosts):
