@@ -65,8 +65,6 @@ typedef struct canary_kernel {
     loop_kind_t loop;
     loop_limits_t limits;  /* docs/method.md#canaries */
     int load_canary;       /* one of the three canaries of the load test */
-    int extra;             /* not in network_test's default set: run only
-                            * when named in --tests */
     int one_sided;         /* makes RMA windows (--fault-probe checks them) */
 
     /* Allocate buffers/windows on the slice communicator (collective), with
@@ -88,6 +86,10 @@ typedef struct canary_kernel {
 
 extern const canary_kernel_t *const canary_kernels[];
 extern const int canary_kernel_count;
+/* 1 for the kernels of network_test's published default set, 0 for the
+ * extras (run only when --tests names them): [canary_kernel_count], from
+ * the table's rows (canary_table.c), where every row must say which. */
+extern const int canary_in_default_set[];
 const canary_kernel_t *canary_find(const char *id);
 
 /* One canary test as the run plan resolved it (suite/run_plan.h): the

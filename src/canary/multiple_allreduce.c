@@ -65,7 +65,7 @@ static void iterate(void *state, int left, int right)
 
 static double per_iteration(void *state) { return 1.0; }
 
-#define MULTIPLE_ALLREDUCE(var, id_, name_, setup_, limits_, canary_, extra_) \
+#define MULTIPLE_ALLREDUCE(var, id_, name_, setup_, limits_, canary_) \
     const canary_kernel_t var = {                                             \
         .id = id_,                                                            \
         .name = name_,                                                        \
@@ -74,20 +74,19 @@ static double per_iteration(void *state) { return 1.0; }
         .loop = LOOP_COLLECTIVE,                                              \
         .limits = limits_,                                                    \
         .load_canary = canary_,                                               \
-        .extra = extra_,                                                      \
         .setup = setup_,                                                      \
         .teardown = teardown,                                                 \
         .iterate = iterate,                                                   \
         .per_iteration = per_iteration,                                       \
     }
 
-#define LIMITS(nm, ni) {nm, 1, ni, 1}
+#define LIMITS(nm, ni) {.measurements = nm, .rings = 1, .iterations = ni, .warmup = 1}
 
 MULTIPLE_ALLREDUCE(multiple_allreduce, "multiple_allreduce", "Multiple Allreduce (8 B)", setup,
-                   LIMITS(100000, 200), 1, 0);
+                   LIMITS(100000, 200), 1);
 /* Few iterations per measurement for the extras: one 16 MiB allreduce
  * takes milliseconds, and the time limit ends the test in any case. */
 MULTIPLE_ALLREDUCE(allreduce_1mib, "allreduce_1mib", "Multiple Allreduce (1048576 B)", setup_1mib,
-                   LIMITS(10000, 8), 0, 1);
+                   LIMITS(10000, 8), 0);
 MULTIPLE_ALLREDUCE(allreduce_16mib, "allreduce_16mib", "Multiple Allreduce (16777216 B)",
-                   setup_16mib, LIMITS(10000, 2), 0, 1);
+                   setup_16mib, LIMITS(10000, 2), 0);

@@ -84,15 +84,15 @@ static int iterations_for(int configured, int n)
     return it < 1 ? 1 : it;
 }
 
-#define MULTIPLE_ALLTOALL(var, id_, name_, setup_, iterations_, scaling_, extra_) \
+#define MULTIPLE_ALLTOALL(var, id_, name_, setup_, iterations_, scaling_)         \
     const canary_kernel_t var = {                                                 \
         .id = id_,                                                                \
         .name = name_,                                                            \
         .unit = "MiB/s/rank",                                                     \
         .higher_is_better = 1,                                                    \
         .loop = LOOP_COLLECTIVE,                                                  \
-        .limits = {10000, 1, iterations_, 1},                                     \
-        .extra = extra_,                                                          \
+        .limits = {.measurements = 10000, .rings = 1, .iterations = iterations_,  \
+                   .warmup = 1},                                                  \
         .setup = setup_,                                                          \
         .teardown = teardown,                                                     \
         .iterations_for = scaling_,                                               \
@@ -101,8 +101,8 @@ static int iterations_for(int configured, int n)
     }
 
 MULTIPLE_ALLTOALL(multiple_alltoall, "multiple_alltoall", "Multiple Alltoall (4096 B)", setup, 64,
-                  iterations_for, 0);
+                  iterations_for);
 MULTIPLE_ALLTOALL(alltoall_1mib, "alltoall_1mib", "Multiple Alltoall (1 MiB/rank)", setup_1mib, 8,
-                  NULL, 1);
+                  NULL);
 MULTIPLE_ALLTOALL(alltoall_16mib, "alltoall_16mib", "Multiple Alltoall (16 MiB/rank)", setup_16mib,
-                  2, NULL, 1);
+                  2, NULL);

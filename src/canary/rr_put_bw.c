@@ -32,7 +32,7 @@ const canary_kernel_t rr_put_bw = {
     .unit = "MiB/s/rank",
     .higher_is_better = 1,
     .loop = LOOP_RANDOM_RING,
-    .limits = {10000, 30, 8, 1},
+    .limits = {.measurements = 10000, .rings = 30, .iterations = 8, .warmup = 1},
     .one_sided = 1,
     .setup = setup,
     .teardown = ring_window_free,

@@ -69,7 +69,8 @@ static void iterate(void *state, int left, int right)
         .unit = "MiB/s/rank",                                 \
         .higher_is_better = 1,                                \
         .loop = loop_,                                        \
-        .limits = {10000, 30, 8, 1},                          \
+        .limits = {.measurements = 10000, .rings = 30,      \
+                   .iterations = 8, .warmup = 1},             \
         .load_canary = canary_,                               \
         .setup = setup_,                                      \
         .teardown = teardown,                                 \

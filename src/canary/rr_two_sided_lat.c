@@ -55,7 +55,7 @@ const canary_kernel_t rr_two_sided_lat = {
     .unit = "usec",
     .higher_is_better = 0,
     .loop = LOOP_RANDOM_RING,
-    .limits = {10000, 30, 200, 200},
+    .limits = {.measurements = 10000, .rings = 30, .iterations = 200, .warmup = 200},
     .load_canary = 1,
     .setup = setup,
     .teardown = teardown,

@@ -21,7 +21,7 @@ static void catalogues(name_catalog_t *tests, name_catalog_t *congestors)
     tests->defaults = 0;
     for (int i = 0; i < canary_kernel_count; i++) {
         test_ids[i] = canary_kernels[i]->id;
-        tests->defaults += !canary_kernels[i]->extra;
+        tests->defaults += canary_in_default_set[i];
     }
     for (int i = 0; i < congestor_kernel_count; i++)
         congestor_ids[i] = congestor_kernels[i]->id;

@@ -11,7 +11,7 @@ static int plan_tests(run_plan_t *p, const options_t *o, int load)
 {
     int defaults[OPT_MAX_LIST], n_defaults = 0;
     for (int i = 0; i < canary_kernel_count; i++)
-        if (!canary_kernels[i]->extra && (!load || canary_kernels[i]->load_canary))
+        if (canary_in_default_set[i] && (!load || canary_kernels[i]->load_canary))
             defaults[n_defaults++] = i;
     const int *chosen = o->n_tests ? o->tests : defaults;
     p->n_tests = o->n_tests ? o->n_tests : n_defaults;

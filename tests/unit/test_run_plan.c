@@ -29,7 +29,7 @@ int main(void)
     run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
     CHECK(c.n_tests == 8);
     for (int i = 0; i < canary_kernel_count; i++)
-        CHECK(canary_kernels[i]->extra == (i >= 8));
+        CHECK(canary_in_default_set[i] == (i < 8));
     for (int i = 0; i < c.n_tests; i++) {
         CHECK(c.tests[i].kernel == canary_kernels[i]);
         CHECK(memcmp(&c.tests[i].limits, &canary_kernels[i]->limits, sizeof(loop_limits_t)) == 0);
@@ -52,7 +52,7 @@ int main(void)
     o.tests[1] = canary_kernel_count - 1;
     run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
     CHECK(c.n_tests == 2 && c.tests[1].kernel == canary_kernels[canary_kernel_count - 1]);
-    CHECK(c.tests[1].kernel->extra && c.official_default == 0);
+    CHECK(!canary_in_default_set[canary_kernel_count - 1] && c.official_default == 0);
 
     /* The load test: its three canaries and the default four congestors. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
