@@ -326,6 +326,28 @@ def test_special_files_are_refused(tmp_path):
     assert p.returncode == 2 and "is a character device, not a regular file" in p.stderr
 
 
+def test_a_record_that_stopped_or_went_bad_is_a_gap_named_in_the_errors(tmp_path, monkeypatch):
+    t0 = time.time() - 100
+    record = tmp_path / "sw.jsonl"
+    write_record(record, [t0 - 20, t0 - 10])                 # the site's loop ended before the run
+    monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
+    monkeypatch.setenv(slingshot.SWITCH_ENV, str(record))
+    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(t0)))
+    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    s.window[0] = t0
+    rec = sampling.record(s, 0.0, 1.0, 1.0)
+    assert rec["metric"]["stall_ratio"] is None
+    assert rec["errors"] == [f"1 switch counter reading(s) in {record} cover the run"]
+    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    s.window[0] = t0
+    with record.open("a") as f:
+        f.write("{half a line\n")                            # written while the run went on
+    rec = sampling.record(s, 0.0, 1.0, 1.0)
+    assert rec["metric"]["stall_ratio"] is None and len(rec["errors"]) == 1
+    assert rec["errors"][0].startswith(f"{slingshot.SWITCH_ENV} {record}:3: not a JSON line")
+    assert rec["tiles"]["ptile"]["stall_per_s"] == pytest.approx(7.5)    # the NICs are still recorded
+
+
 def test_a_bad_record_is_refused_before_the_run(tmp_path, monkeypatch):
     (tmp_path / "sw.jsonl").write_text("[]\n")
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
