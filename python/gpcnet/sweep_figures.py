@@ -1,4 +1,4 @@
-"""Figures of network_load_test's own studies in one job: the congestor
+"""Figures of network_load_test's own experiments in one job: the congestor
 sweep (--congestor-sweep, the paper's Figures 4 and 5) and the run-to-run
 spread of --repeat. (The application studies of `gpcnet study` draw theirs
 in report/study_page.py.)

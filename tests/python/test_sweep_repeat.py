@@ -171,7 +171,7 @@ def test_repeats_figure_has_every_repetition_and_cv(doc):
             assert ax.get_yscale() == "log"
 
 
-def test_figures_refuse_documents_without_the_study():
+def test_figures_refuse_documents_without_the_experiment():
     with pytest.raises(GpcnetError, match="no congestor sweep"):
         sweep_figures.sweep_figure(read("load_run.json"))
     with pytest.raises(GpcnetError, match="no per-repetition values"):
@@ -229,7 +229,7 @@ def test_plot_errors_on_sweep(cli, tmp_path, args, expected):
     ("sweep", fixture("load_run.json"), "no congestor sweep"),
     ("repeats", fixture("load_verbose_matrix.json"), "no per-repetition values"),
 ])
-def test_plot_study_kinds_on_other_runs(cli, tmp_path, kind, source, expected):
+def test_plot_experiment_kinds_on_other_runs(cli, tmp_path, kind, source, expected):
     code, _, err = cli("plot", source, "--kind", kind, "-o", tmp_path / "x.png")
     assert code == 2 and expected in err
 

@@ -23,8 +23,8 @@ _KEY_RESULTS = "Network Tests running with Congestion Tests - Key Results"
 _VERBOSE_LOADED = re.compile(r"\ANetwork Tests running with Congestion Tests \( *([^ ].*) Network Test\)")
 # Sweep and repeat runs print tables the one-run document cannot hold.
 # ([ \t]* and not \s*: a run of blank lines must not be rescanned per line.)
-_STUDY = re.compile(r"^[ \t]*(congestor sweep = yes|burst sweep = |repeat = [0-9]+ \(|Repetition 1 of [0-9]+)",
-                    re.M)
+_EXPERIMENT = re.compile(
+    r"^[ \t]*(congestor sweep = yes|burst sweep = |repeat = [0-9]+ \(|Repetition 1 of [0-9]+)", re.M)
 _TABLE_ORDER = ["isolated", "isolated_congestors", "loaded"]
 
 
@@ -131,10 +131,10 @@ def parse_text(text: str, where: str) -> dict:
     """Parse GPCNeT text output into a results document (not yet validated)."""
     p = Scanner(text, where)  # refuses an over-long line first
     # The JSON of sweep and repeat runs has everything; send the user there.
-    study = _STUDY.search(text)
-    if study:
+    experiment = _EXPERIMENT.search(text)
+    if experiment:
         raise GpcnetError(f"{where}: text output of --congestor-sweep / --burst-sweep / --repeat runs is not parsed "
-                          "(found '" + study.group(1).strip(" (") + "'); use the JSON the run wrote")
+                          "(found '" + experiment.group(1).strip(" (") + "'); use the JSON the run wrote")
     p.scan()
     kind, version = p.header
     program = "network_load_test" if kind == "NetworkLoad" else "network_test"

@@ -127,11 +127,11 @@ def summary(doc: dict) -> Markup:
             ("Congestor mix", _or_unknown(None if mix is None else
                                           [f"{c['name']} ×{c['weight']}" for c in mix])),
         ]
-        studies = (["congestor sweep"] if cfg.get("congestor_sweep") else []) + \
-                  (["repeat"] if (cfg.get("repeat") or 1) > 1 else [])
-        if studies:
-            pairs.append(("Study", ", ".join(f"{n} ({cfg['repeat']} repetitions)" if n == "repeat" else n
-                                             for n in studies)))
+        experiments = (["congestor sweep"] if cfg.get("congestor_sweep") else []) + \
+                      (["repeat"] if (cfg.get("repeat") or 1) > 1 else [])
+        if experiments:
+            pairs.append(("Experiment", ", ".join(f"{n} ({cfg['repeat']} repetitions)" if n == "repeat" else n
+                                                  for n in experiments)))
     parts.append(_kv_table(pairs))
     placement = doc.get("placement")
     if placement:
