@@ -9,6 +9,7 @@
 #define GPCNET_CANARY_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "infra/result.h"
 #include "infra/stats.h"
@@ -26,8 +27,8 @@ typedef struct {
  * kernel setting. Room for later settings (e.g. large-message collective
  * sizes, or a timeline of samples) is here: add a field, give it its default
  * in CANARY_PARAMS_DEFAULT, and the kernels that use it read it in setup. A
- * setting that changes a size some kernel prints in its name must also
- * change the printed name (as congestor_display_name does). */
+ * kernel's printed name is derived from the block (size_bytes), so a
+ * setting that changes its size changes its name too. */
 typedef struct {
     /* RR Two-sided Lat and RR Get Lat: doubles per message. */
     int latency_doubles;
@@ -59,7 +60,12 @@ typedef struct {
 
 typedef struct canary_kernel {
     const char *id;        /* option and JSON name */
-    const char *name;      /* as printed in the tables */
+    const char *label;     /* the printed name before its size: "RR Two-sided Lat" */
+    /* The size the printed name ends with, from the parameter block the
+     * kernel is set up with (canary_display_name): bytes per message, or
+     * with size_per_rank bytes per rank in all. NULL: no size. */
+    long (*size_bytes)(const canary_params_t *p);
+    int size_per_rank;
     const char *unit;      /* "usec" or "MiB/s/rank" */
     int higher_is_better;  /* bandwidth: 1, latency: 0 */
     loop_kind_t loop;
@@ -90,6 +96,12 @@ extern const int canary_kernel_count;
  * extras (run only when --tests names them): [canary_kernel_count], from
  * the table's rows (canary_table.c), where every row must say which. */
 extern const int canary_in_default_set[];
+
+/* The printed name of k set up with p: its label and the size p gives it,
+ * "RR Two-sided Lat (8 B)", "Multiple Alltoall (1 MiB/rank)"; the published
+ * names at the published sizes. */
+void canary_display_name(const canary_kernel_t *k, const canary_params_t *p, char *buf,
+                         size_t len);
 const canary_kernel_t *canary_find(const char *id);
 
 /* One canary test as the run plan resolved it (suite/run_plan.h): the
@@ -99,6 +111,7 @@ const canary_kernel_t *canary_find(const char *id);
 typedef struct canary_plan {
     const canary_kernel_t *kernel;
     canary_params_t params;
+    char name[64]; /* canary_display_name of kernel with params */
     loop_limits_t limits;
     double time_limit;   /* seconds */
     double converge_tol; /* > 0: end once Avg and 99% have settled (infra/converge.h) */

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "canary/canary.h"
@@ -40,4 +41,19 @@ const canary_kernel_t *canary_find(const char *id)
         if (strcmp(canary_kernels[i]->id, id) == 0)
             return canary_kernels[i];
     return NULL;
+}
+
+void canary_display_name(const canary_kernel_t *k, const canary_params_t *p, char *buf,
+                         size_t len)
+{
+    if (!k->size_bytes) {
+        snprintf(buf, len, "%s", k->label);
+        return;
+    }
+    long bytes = k->size_bytes(p);
+    const long mib = 1L << 20;
+    if (k->size_per_rank && bytes % mib == 0)
+        snprintf(buf, len, "%s (%ld MiB/rank)", k->label, bytes / mib);
+    else
+        snprintf(buf, len, "%s (%ld B%s)", k->label, bytes, k->size_per_rank ? "/rank" : "");
 }

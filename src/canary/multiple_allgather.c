@@ -29,6 +29,9 @@ static void *setup(MPI_Comm slice, const canary_params_t *p)
     return s;
 }
 
+/* Printed size: what every rank gathers in all. */
+static long gathered_bytes(const canary_params_t *p) { return p->collective_bytes[0]; }
+
 static void teardown(void *state)
 {
     allgather_state_t *s = state;
@@ -51,7 +54,9 @@ static double per_iteration(void *state)
 
 const canary_kernel_t multiple_allgather = {
     .id = "multiple_allgather",
-    .name = "Multiple Allgather (1 MiB/rank)",
+    .label = "Multiple Allgather",
+    .size_bytes = gathered_bytes,
+    .size_per_rank = 1,
     .unit = "MiB/s/rank",
     .higher_is_better = 1,
     .loop = LOOP_COLLECTIVE,

@@ -50,6 +50,20 @@ static void *setup_16mib(MPI_Comm slice, const canary_params_t *p)
     return setup_count(slice, doubles_of(p->collective_bytes[1]));
 }
 
+/* Printed sizes: the doubles reduced, in bytes. */
+static long bytes_8(const canary_params_t *p)
+{
+    return (long)p->allreduce_doubles * (long)sizeof(double);
+}
+static long bytes_1mib(const canary_params_t *p)
+{
+    return (long)doubles_of(p->collective_bytes[0]) * (long)sizeof(double);
+}
+static long bytes_16mib(const canary_params_t *p)
+{
+    return (long)doubles_of(p->collective_bytes[1]) * (long)sizeof(double);
+}
+
 static void teardown(void *state)
 {
     allreduce_state_t *s = state;
@@ -65,10 +79,11 @@ static void iterate(void *state, int left, int right)
 
 static double per_iteration(void *state) { return 1.0; }
 
-#define MULTIPLE_ALLREDUCE(var, id_, name_, setup_, limits_, canary_) \
+#define MULTIPLE_ALLREDUCE(var, id_, size_, setup_, limits_, canary_) \
     const canary_kernel_t var = {                                             \
         .id = id_,                                                            \
-        .name = name_,                                                        \
+        .label = "Multiple Allreduce",                                        \
+        .size_bytes = size_,                                                  \
         .unit = "usec",                                                       \
         .higher_is_better = 0,                                                \
         .loop = LOOP_COLLECTIVE,                                              \
@@ -82,11 +97,10 @@ static double per_iteration(void *state) { return 1.0; }
 
 #define LIMITS(nm, ni) {.measurements = nm, .rings = 1, .iterations = ni, .warmup = 1}
 
-MULTIPLE_ALLREDUCE(multiple_allreduce, "multiple_allreduce", "Multiple Allreduce (8 B)", setup,
+MULTIPLE_ALLREDUCE(multiple_allreduce, "multiple_allreduce", bytes_8, setup,
                    LIMITS(100000, 200), 1);
 /* Few iterations per measurement for the extras: one 16 MiB allreduce
  * takes milliseconds, and the time limit ends the test in any case. */
-MULTIPLE_ALLREDUCE(allreduce_1mib, "allreduce_1mib", "Multiple Allreduce (1048576 B)", setup_1mib,
+MULTIPLE_ALLREDUCE(allreduce_1mib, "allreduce_1mib", bytes_1mib, setup_1mib,
                    LIMITS(10000, 8), 0);
-MULTIPLE_ALLREDUCE(allreduce_16mib, "allreduce_16mib", "Multiple Allreduce (16777216 B)",
-                   setup_16mib, LIMITS(10000, 2), 0);
+MULTIPLE_ALLREDUCE(allreduce_16mib, "allreduce_16mib", bytes_16mib, setup_16mib, LIMITS(10000, 2), 0);

@@ -54,6 +54,14 @@ static void *setup_16mib(MPI_Comm slice, const canary_params_t *p)
     return setup_per_rank(slice, p->collective_bytes[1]);
 }
 
+/* Printed sizes: to each peer (the published one), or per rank in all. */
+static long bytes_to_peer(const canary_params_t *p)
+{
+    return (long)p->alltoall_doubles * (long)sizeof(double);
+}
+static long bytes_1mib(const canary_params_t *p) { return p->collective_bytes[0]; }
+static long bytes_16mib(const canary_params_t *p) { return p->collective_bytes[1]; }
+
 static void teardown(void *state)
 {
     alltoall_state_t *s = state;
@@ -84,10 +92,12 @@ static int iterations_for(int configured, int n)
     return it < 1 ? 1 : it;
 }
 
-#define MULTIPLE_ALLTOALL(var, id_, name_, setup_, iterations_, scaling_)         \
+#define MULTIPLE_ALLTOALL(var, id_, size_, per_rank_, setup_, iterations_, scaling_) \
     const canary_kernel_t var = {                                                 \
         .id = id_,                                                                \
-        .name = name_,                                                            \
+        .label = "Multiple Alltoall",                                             \
+        .size_bytes = size_,                                                      \
+        .size_per_rank = per_rank_,                                               \
         .unit = "MiB/s/rank",                                                     \
         .higher_is_better = 1,                                                    \
         .loop = LOOP_COLLECTIVE,                                                  \
@@ -100,9 +110,9 @@ static int iterations_for(int configured, int n)
         .per_iteration = per_iteration,                                           \
     }
 
-MULTIPLE_ALLTOALL(multiple_alltoall, "multiple_alltoall", "Multiple Alltoall (4096 B)", setup, 64,
+MULTIPLE_ALLTOALL(multiple_alltoall, "multiple_alltoall", bytes_to_peer, 0, setup, 64,
                   iterations_for);
-MULTIPLE_ALLTOALL(alltoall_1mib, "alltoall_1mib", "Multiple Alltoall (1 MiB/rank)", setup_1mib, 8,
+MULTIPLE_ALLTOALL(alltoall_1mib, "alltoall_1mib", bytes_1mib, 1, setup_1mib, 8,
                   NULL);
-MULTIPLE_ALLTOALL(alltoall_16mib, "alltoall_16mib", "Multiple Alltoall (16 MiB/rank)", setup_16mib,
+MULTIPLE_ALLTOALL(alltoall_16mib, "alltoall_16mib", bytes_16mib, 1, setup_16mib,
                   2, NULL);

@@ -25,6 +25,13 @@ static void *setup(MPI_Comm slice, const canary_params_t *p)
     return s;
 }
 
+/* Printed size: the message broadcast, whole doubles, at least one. */
+static long message_bytes(const canary_params_t *p)
+{
+    long count = p->collective_bytes[0] / (long)sizeof(double);
+    return (count > 0 ? count : 1) * (long)sizeof(double);
+}
+
 static void teardown(void *state)
 {
     bcast_state_t *s = state;
@@ -42,7 +49,8 @@ static double per_iteration(void *state) { return 1.0; }
 
 const canary_kernel_t multiple_bcast = {
     .id = "multiple_bcast",
-    .name = "Multiple Bcast (1048576 B)",
+    .label = "Multiple Bcast",
+    .size_bytes = message_bytes,
     .unit = "usec",
     .higher_is_better = 0,
     .loop = LOOP_COLLECTIVE,

@@ -24,11 +24,18 @@ static void iterate(void *state, int left, int right)
     MPI_Win_flush(right, s->win);
 }
 
+/* Printed size: one message. */
+static long message_bytes(const canary_params_t *p)
+{
+    return (long)p->latency_doubles * (long)sizeof(double);
+}
+
 static double per_iteration(void *state) { return 2.0; }
 
 const canary_kernel_t rr_get_lat = {
     .id = "rr_get_lat",
-    .name = "RR Get Lat (8 B)",
+    .label = "RR Get Lat",
+    .size_bytes = message_bytes,
     .unit = "usec",
     .higher_is_better = 0,
     .loop = LOOP_RANDOM_RING,

@@ -26,9 +26,13 @@ static void iterate(void *state, int left, int right)
     MPI_Win_flush(right, s->win);
 }
 
+/* Printed size: one message. */
+static long message_bytes(const canary_params_t *p) { return p->bandwidth_bytes; }
+
 const canary_kernel_t rr_put_bw = {
     .id = "rr_put_bw",
-    .name = "RR Put BW (131072 B)",
+    .label = "RR Put BW",
+    .size_bytes = message_bytes,
     .unit = "MiB/s/rank",
     .higher_is_better = 1,
     .loop = LOOP_RANDOM_RING,

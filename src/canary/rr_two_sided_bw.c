@@ -62,10 +62,14 @@ static void iterate(void *state, int left, int right)
         MPI_Barrier(s->comm);
 }
 
-#define TWO_SIDED_BW(var, id_, name_, loop_, setup_, canary_) \
+/* Printed size: one message. */
+static long message_bytes(const canary_params_t *p) { return p->bandwidth_bytes; }
+
+#define TWO_SIDED_BW(var, id_, label_, loop_, setup_, canary_) \
     const canary_kernel_t var = {                             \
         .id = id_,                                            \
-        .name = name_,                                        \
+        .label = label_,                                      \
+        .size_bytes = message_bytes,                          \
         .unit = "MiB/s/rank",                                 \
         .higher_is_better = 1,                                \
         .loop = loop_,                                        \
@@ -78,9 +82,9 @@ static void iterate(void *state, int left, int right)
         .per_iteration = ring_bytes_per_iteration,            \
     }
 
-TWO_SIDED_BW(rr_two_sided_bw, "rr_two_sided_bw", "RR Two-sided BW (131072 B)",
+TWO_SIDED_BW(rr_two_sided_bw, "rr_two_sided_bw", "RR Two-sided BW",
              LOOP_RANDOM_RING, setup, 0);
-TWO_SIDED_BW(rr_two_sided_bw_sync, "rr_two_sided_bw_sync", "RR Two-sided BW+Sync (131072 B)",
+TWO_SIDED_BW(rr_two_sided_bw_sync, "rr_two_sided_bw_sync", "RR Two-sided BW+Sync",
              LOOP_RANDOM_RING, setup_sync, 1);
-TWO_SIDED_BW(nat_two_sided_bw, "nat_two_sided_bw", "Nat Two-sided BW (131072 B)",
+TWO_SIDED_BW(nat_two_sided_bw, "nat_two_sided_bw", "Nat Two-sided BW",
              LOOP_NATURAL_RING, setup, 0);

@@ -46,12 +46,19 @@ static void iterate(void *state, int left, int right)
     MPI_Waitall(4, s->req, MPI_STATUSES_IGNORE);
 }
 
+/* Printed size: one message. */
+static long message_bytes(const canary_params_t *p)
+{
+    return (long)p->latency_doubles * (long)sizeof(double);
+}
+
 /* One iteration is two latencies: one per neighbour. */
 static double per_iteration(void *state) { return 2.0; }
 
 const canary_kernel_t rr_two_sided_lat = {
     .id = "rr_two_sided_lat",
-    .name = "RR Two-sided Lat (8 B)",
+    .label = "RR Two-sided Lat",
+    .size_bytes = message_bytes,
     .unit = "usec",
     .higher_is_better = 0,
     .loop = LOOP_RANDOM_RING,

@@ -7,7 +7,7 @@ static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    size_t doubles = (size_t)n * (size_t)p->message_doubles;
+    size_t doubles = (size_t)n * (size_t)congestor_message_doubles(p);
     return congestor_state_new(comm, p, doubles, doubles);
 }
 
@@ -23,8 +23,8 @@ static void iterate(void *state)
             dst = (s->rank + i) % s->n;
             src = (s->rank - i + s->n) % s->n;
         }
-        MPI_Sendrecv(s->send + (size_t)i * s->msg, s->msg, MPI_DOUBLE, dst,
-                     987, s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE,
+        MPI_Sendrecv(s->send + (size_t)i * s->count, s->count, MPI_DOUBLE, dst,
+                     987, s->recv + (size_t)i * s->count, s->count, MPI_DOUBLE,
                      src, 987, s->comm, MPI_STATUS_IGNORE);
     }
 }
@@ -33,12 +33,12 @@ static void iterate(void *state)
 static double bytes(void *state)
 {
     congestor_state_t *s = state;
-    return (double)s->msg * sizeof(double) * (s->n - 1);
+    return (double)s->count * sizeof(double) * (s->n - 1);
 }
 
 const congestor_kernel_t a2a = {
     .id = "a2a",
-    .name = "Alltoall (4096 B)",
+    .label = "Alltoall",
     .default_mix = 1,
     .iterations_for = congestor_scaled_iterations,
     .setup = setup,

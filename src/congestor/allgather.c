@@ -8,26 +8,26 @@ static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    return congestor_state_new(comm, p, p->message_doubles,
-                               (size_t)n * (size_t)p->message_doubles);
+    return congestor_state_new(comm, p, congestor_message_doubles(p),
+                               (size_t)n * (size_t)congestor_message_doubles(p));
 }
 
 static void iterate(void *state)
 {
     congestor_state_t *s = state;
-    MPI_Allgather(s->send, s->msg, MPI_DOUBLE, s->recv, s->msg, MPI_DOUBLE, s->comm);
+    MPI_Allgather(s->send, s->count, MPI_DOUBLE, s->recv, s->count, MPI_DOUBLE, s->comm);
 }
 
 /* Its message to each of the n-1 others, as Alltoall. */
 static double bytes(void *state)
 {
     congestor_state_t *s = state;
-    return (double)s->msg * sizeof(double) * (s->n - 1);
+    return (double)s->count * sizeof(double) * (s->n - 1);
 }
 
 const congestor_kernel_t allgather = {
     .id = "allgather",
-    .name = "Allgather (4096 B)",
+    .label = "Allgather",
     .iterations_for = congestor_scaled_iterations, /* its volume grows with n, as Alltoall's */
     .setup = setup,
     .teardown = congestor_state_free,

@@ -6,18 +6,18 @@
 
 static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
-    return congestor_state_new(comm, p, p->message_doubles, 0);
+    return congestor_state_new(comm, p, congestor_message_doubles(p), 0);
 }
 
 static void iterate(void *state)
 {
     congestor_state_t *s = state;
-    MPI_Bcast(s->send, s->msg, MPI_DOUBLE, 0, s->comm);
+    MPI_Bcast(s->send, s->count, MPI_DOUBLE, 0, s->comm);
 }
 
 const congestor_kernel_t bcast = {
     .id = "bcast",
-    .name = "Bcast (4096 B)",
+    .label = "Bcast",
     /* A broadcast's volume per rank does not grow with n: unscaled, as the
      * other broadcasts. */
     .iterations_for = congestor_unscaled_iterations,

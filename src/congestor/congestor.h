@@ -12,7 +12,7 @@
 #include "infra/burst_schedule.h"
 #include "infra/stats.h"
 
-#define CONGESTOR_DEFAULT_DOUBLES 512
+#define CONGESTOR_DEFAULT_BYTES 4096
 #define CONGESTOR_BASE_ITERATIONS 512
 #define CONGESTOR_MEASUREMENTS 256
 
@@ -23,9 +23,12 @@
  * message sizes) is here: add a field, give it its default in
  * CONGESTOR_PARAMS_DEFAULT, and the kernels that use it read it in setup. */
 typedef struct {
-    /* Doubles per message of the 4 KiB congestors: 512
-     * (docs/method.md#congestors) unless --congestor-bytes sets it. */
-    int message_doubles;
+    /* Bytes per message of the 4 KiB congestors: 4096
+     * (docs/method.md#congestors) unless --congestor-bytes sets it. The one
+     * name of that size: the option, this field, and the printed names
+     * (congestor_display_name) all say bytes; a kernel's state keeps the
+     * MPI count, congestor_message_doubles. */
+    long message_bytes;
     /* --burst, --burst-intensity, --burst-jitter: steady unless given. No
      * kernel reads it: the loops around the kernels pace them
      * (congestor_pass, burst_iterate), so every kernel is bursty. */
@@ -33,12 +36,21 @@ typedef struct {
 } congestor_params_t;
 
 #define CONGESTOR_PARAMS_DEFAULT                                         \
-    ((congestor_params_t){.message_doubles = CONGESTOR_DEFAULT_DOUBLES, \
+    ((congestor_params_t){.message_bytes = CONGESTOR_DEFAULT_BYTES, \
                           .burst = BURST_SHAPE_STEADY})
 
+/* The doubles of one message (the MPI count the kernels send). */
+static inline long congestor_message_doubles(const congestor_params_t *p)
+{
+    return p->message_bytes / (long)sizeof(double);
+}
+
 typedef struct congestor_kernel {
-    const char *id;   /* option and JSON name */
-    const char *name; /* as printed */
+    const char *id;    /* option and JSON name */
+    const char *label; /* the printed name before its size: "Alltoall" */
+    /* The size its printed name gives (congestor_display_name); NULL: the
+     * run's message_bytes. A kernel with a size of its own returns it. */
+    long (*message_bytes)(const congestor_params_t *p);
     int default_mix;  /* one of the four of the default mix */
     int one_sided;    /* makes RMA windows (--fault-probe checks them) */
     /* Iterations per measurement on a communicator of n ranks. */
@@ -56,8 +68,9 @@ typedef struct congestor_kernel {
 extern const congestor_kernel_t *const congestor_kernels[];
 extern const int congestor_kernel_count;
 
-/* The printed name with the message size in use: "Alltoall (4096 B)"
- * becomes "Alltoall (65536 B)" under --congestor-bytes 65536. */
+/* The printed name: the label and the message size p gives the kernel,
+ * "Alltoall (4096 B)", or "Alltoall (65536 B)" under --congestor-bytes
+ * 65536. */
 void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
                             size_t len);
 
@@ -77,6 +90,7 @@ int congestor_unscaled_iterations(int base, int n);
 typedef struct congestor_plan {
     const congestor_kernel_t *kernel;
     congestor_params_t params;
+    char name[64]; /* congestor_display_name of kernel with params */
     int weight;
     int measurements;
     int base_iterations;

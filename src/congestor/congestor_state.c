@@ -12,7 +12,7 @@ congestor_state_t *congestor_state_new(MPI_Comm comm, const congestor_params_t *
 {
     congestor_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = comm;
-    s->msg = p->message_doubles;
+    s->count = (int)congestor_message_doubles(p);
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->n);
     /* Communication buffers from MPI_Alloc_mem, as the reference (under
@@ -59,5 +59,5 @@ void congestor_unlock_root(void *state)
 double congestor_bytes_if_not_root(void *state)
 {
     congestor_state_t *s = state;
-    return s->rank == 0 ? 0.0 : s->msg * sizeof(double);
+    return s->rank == 0 ? 0.0 : s->count * sizeof(double);
 }

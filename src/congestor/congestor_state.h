@@ -11,7 +11,7 @@
 typedef struct {
     MPI_Comm comm;
     int rank, n;
-    int msg; /* doubles per message (congestor_params_t) */
+    int count; /* doubles per message: congestor_message_doubles of the parameters */
     double *send, *recv;
     MPI_Request *req;
     MPI_Win win;

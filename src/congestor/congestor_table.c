@@ -33,14 +33,8 @@ int congestor_scaled_iterations(int base, int n)
 void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
                             size_t len)
 {
-    const char *published = "(4096 B)";
-    const char *at = strstr(k->name, published);
-    if (!at || p->message_doubles == CONGESTOR_DEFAULT_DOUBLES) {
-        snprintf(buf, len, "%s", k->name);
-        return;
-    }
-    snprintf(buf, len, "%.*s(%ld B)%s", (int)(at - k->name), k->name,
-             (long)p->message_doubles * (long)sizeof(double), at + strlen(published));
+    long bytes = k->message_bytes ? k->message_bytes(p) : p->message_bytes;
+    snprintf(buf, len, "%s (%ld B)", k->label, bytes);
 }
 
 int congestor_unscaled_iterations(int base, int n)

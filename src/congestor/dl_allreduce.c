@@ -14,6 +14,9 @@ static void *setup(MPI_Comm comm, const congestor_params_t *p)
     return congestor_state_new(comm, p, DL_DOUBLES, DL_DOUBLES);
 }
 
+/* Printed size: its own message, not --congestor-bytes. */
+static long message_bytes(const congestor_params_t *p) { return DL_DOUBLES * (long)sizeof(double); }
+
 static void iterate(void *state)
 {
     congestor_state_t *s = state;
@@ -36,7 +39,8 @@ static int iterations_for(int base, int n)
 
 const congestor_kernel_t dl_allreduce = {
     .id = "dl_allreduce",
-    .name = "Allreduce (6553600 B)",
+    .label = "Allreduce",
+    .message_bytes = message_bytes,
     .iterations_for = iterations_for,
     .setup = setup,
     .teardown = congestor_state_free,

@@ -11,7 +11,7 @@
 typedef struct {
     MPI_Comm comm;
     int n_out, n_in;
-    int msg;        /* doubles per message */
+    int count;      /* doubles per message */
     int *to, *from; /* ranks in comm */
     double *send, *recv;
     MPI_Request *req;
@@ -33,7 +33,7 @@ void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flo
 {
     flows_state_t *s = xcalloc(1, sizeof(*s));
     s->comm = comm;
-    s->msg = p->message_doubles;
+    s->count = (int)congestor_message_doubles(p);
     s->to = xmalloc(sizeof(int) * (size_t)n_flows);
     s->from = xmalloc(sizeof(int) * (size_t)n_flows);
     MPI_Group wg, cg;
@@ -59,7 +59,7 @@ void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flo
     }
     MPI_Group_free(&wg);
     MPI_Group_free(&cg);
-    size_t bytes = (size_t)s->msg * sizeof(double);
+    size_t bytes = (size_t)s->count * sizeof(double);
     s->send = comm_alloc_payload(bytes);
     s->recv = comm_alloc_payload(bytes * (size_t)(s->n_in > 0 ? s->n_in : 1));
     s->req = xcalloc((size_t)(s->n_in + s->n_out + 1), sizeof(MPI_Request));
@@ -79,10 +79,10 @@ static void iterate(void *state)
     flows_state_t *s = state;
     int n = 0;
     for (int i = 0; i < s->n_in; i++)
-        MPI_Irecv(s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE,
+        MPI_Irecv(s->recv + (size_t)i * s->count, s->count, MPI_DOUBLE,
                   s->from[i], FLOW_TAG, s->comm, &s->req[n++]);
     for (int i = 0; i < s->n_out; i++)
-        MPI_Isend(s->send, s->msg, MPI_DOUBLE, s->to[i], FLOW_TAG, s->comm,
+        MPI_Isend(s->send, s->count, MPI_DOUBLE, s->to[i], FLOW_TAG, s->comm,
                   &s->req[n++]);
     MPI_Waitall(n, s->req, MPI_STATUSES_IGNORE);
 }
@@ -90,7 +90,7 @@ static void iterate(void *state)
 static double bytes_per_iteration(void *state)
 {
     flows_state_t *s = state;
-    return (double)s->n_out * s->msg * sizeof(double);
+    return (double)s->n_out * s->count * sizeof(double);
 }
 
 static void teardown(void *state)
@@ -114,7 +114,7 @@ static int round_iterations(int base, int n)
 
 const congestor_kernel_t flows_kernel = {
     .id = "flows",
-    .name = "Flows (4096 B)",
+    .label = "Flows",
     .default_mix = 0,
     .iterations_for = round_iterations,
     .setup = NULL, /* flows_state_new: it needs the flow list */

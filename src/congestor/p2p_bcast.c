@@ -5,7 +5,7 @@
 
 static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
-    return congestor_state_new(comm, p, p->message_doubles, p->message_doubles);
+    return congestor_state_new(comm, p, congestor_message_doubles(p), congestor_message_doubles(p));
 }
 
 static void iterate(void *state)
@@ -13,16 +13,16 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0) {
         for (int i = 1; i < s->n; i++)
-            MPI_Isend(s->send, s->msg, MPI_DOUBLE, i, 987, s->comm, &s->req[i - 1]);
+            MPI_Isend(s->send, s->count, MPI_DOUBLE, i, 987, s->comm, &s->req[i - 1]);
         MPI_Waitall(s->n - 1, s->req, MPI_STATUSES_IGNORE);
     } else {
-        MPI_Recv(s->recv, s->msg, MPI_DOUBLE, 0, 987, s->comm, MPI_STATUS_IGNORE);
+        MPI_Recv(s->recv, s->count, MPI_DOUBLE, 0, 987, s->comm, MPI_STATUS_IGNORE);
     }
 }
 
 const congestor_kernel_t p2p_bcast = {
     .id = "p2p_bcast",
-    .name = "Two-sided Bcast (4096 B)",
+    .label = "Two-sided Bcast",
     .iterations_for = congestor_unscaled_iterations, /* as the reference; docs/fidelity.md */
     .setup = setup,
     .teardown = congestor_state_free,

@@ -7,7 +7,7 @@ static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     int n;
     MPI_Comm_size(comm, &n);
-    return congestor_state_new(comm, p, p->message_doubles, (size_t)n * p->message_doubles);
+    return congestor_state_new(comm, p, congestor_message_doubles(p), (size_t)n * congestor_message_doubles(p));
 }
 
 static void iterate(void *state)
@@ -15,17 +15,17 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0) {
         for (int i = 1; i < s->n; i++)
-            MPI_Irecv(s->recv + (size_t)i * s->msg, s->msg, MPI_DOUBLE, i,
+            MPI_Irecv(s->recv + (size_t)i * s->count, s->count, MPI_DOUBLE, i,
                       987, s->comm, &s->req[i - 1]);
         MPI_Waitall(s->n - 1, s->req, MPI_STATUSES_IGNORE);
     } else {
-        MPI_Send(s->send, s->msg, MPI_DOUBLE, 0, 987, s->comm);
+        MPI_Send(s->send, s->count, MPI_DOUBLE, 0, 987, s->comm);
     }
 }
 
 const congestor_kernel_t p2p_incast = {
     .id = "p2p_incast",
-    .name = "Two-sided Incast (4096 B)",
+    .label = "Two-sided Incast",
     .default_mix = 1,
     .iterations_for = congestor_scaled_iterations,
     .setup = setup,

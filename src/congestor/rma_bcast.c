@@ -7,7 +7,7 @@
 static void *setup(MPI_Comm comm, const congestor_params_t *p)
 {
     congestor_state_t *s = congestor_state_new(comm, p, 0, 0);
-    congestor_state_window(s, p->message_doubles);
+    congestor_state_window(s, congestor_message_doubles(p));
     return s;
 }
 
@@ -16,13 +16,13 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0)
         return;
-    MPI_Get(s->win_base, s->msg, MPI_DOUBLE, 0, 0, s->msg, MPI_DOUBLE, s->win);
+    MPI_Get(s->win_base, s->count, MPI_DOUBLE, 0, 0, s->count, MPI_DOUBLE, s->win);
     MPI_Win_flush(0, s->win);
 }
 
 const congestor_kernel_t rma_bcast = {
     .id = "rma_bcast",
-    .name = "Get Bcast (4096 B)",
+    .label = "Get Bcast",
     .default_mix = 1,
     .one_sided = 1,
     .iterations_for = congestor_unscaled_iterations, /* as the reference; docs/fidelity.md */

@@ -10,7 +10,7 @@ static void *setup(MPI_Comm comm, const congestor_params_t *p)
     MPI_Comm_size(comm, &n);
     congestor_state_t *s = congestor_state_new(comm, p, 0, 0);
     /* Twice the slots, as the reference sizes its incast window. */
-    congestor_state_window(s, 2 * (size_t)n * p->message_doubles);
+    congestor_state_window(s, 2 * (size_t)n * congestor_message_doubles(p));
     return s;
 }
 
@@ -19,14 +19,14 @@ static void iterate(void *state)
     congestor_state_t *s = state;
     if (s->rank == 0)
         return;
-    MPI_Put(s->win_base, s->msg, MPI_DOUBLE, 0, (MPI_Aint)s->rank * s->msg,
-            s->msg, MPI_DOUBLE, s->win);
+    MPI_Put(s->win_base, s->count, MPI_DOUBLE, 0, (MPI_Aint)s->rank * s->count,
+            s->count, MPI_DOUBLE, s->win);
     MPI_Win_flush(0, s->win);
 }
 
 const congestor_kernel_t rma_incast = {
     .id = "rma_incast",
-    .name = "Put Incast (4096 B)",
+    .label = "Put Incast",
     .default_mix = 1,
     .one_sided = 1,
     .iterations_for = congestor_scaled_iterations,

@@ -114,7 +114,7 @@ void burst_sweep_print_matrix(FILE *f, const run_t *run)
     fprintf(f, "%s\n| %31.31s | %6.6s | %6.6s | %4.4s | %7.7s | %7.7s |\n%s\n", matrix_bar, "Name",
             "ON", "OFF", "Rate", "Avg", "99%", matrix_bar);
     for (int t = 0; t < run->plan->n_tests; t++) {
-        const char *id = run->plan->tests[t].kernel->id, *name = run->plan->tests[t].kernel->name;
+        const char *id = run->plan->tests[t].kernel->id, *name = run->plan->tests[t].name;
         double avg, p99;
         for (int c = 0; c < cells; c++) {
             burst_shape_t b = run->plan->burst_cells[c];

@@ -65,9 +65,7 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
            o->flows_file[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
     for (int k = 0; k < run->plan->n_congestors; k++) {
-        char name[80];
-        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
-                               sizeof(name));
+        const char *name = run->plan->congestors[k].name;
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
     if (o->flows_file[0])
@@ -142,9 +140,7 @@ void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *s
            "Units");
     printf("%s\n", summary_bar);
     for (int k = 0; k < run->plan->n_congestors; k++) {
-        char name[80];
-        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
-                               sizeof(name));
+        const char *name = run->plan->congestors[k].name;
         double one = per_rank(cr, k, cr->bytes[k], t);
         printf("| %31.31s | %12.1f | %12.1f | %12.12s |\n", name, one, one * cr->reporters[k],
                "MiB/s");
@@ -213,9 +209,7 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     jw_number(w, "congested_s", cr->elapsed_s);
     jw_array_begin(w, "kernels");
     for (int k = 0; k < run->plan->n_congestors; k++) {
-        char name[80];
-        congestor_display_name(run->plan->congestors[k].kernel, &run->plan->congestor_params, name,
-                               sizeof(name));
+        const char *name = run->plan->congestors[k].name;
         jw_object_begin(w, NULL);
         jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
         jw_string(w, "name", name);

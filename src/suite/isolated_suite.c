@@ -35,7 +35,7 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     }
     result_t *mine = r ? r : &local;
     if (holder) {
-        result_for_canary(mine, run->plan->tests[test].kernel, run->plan->tests[test].limits);
+        result_for_canary(mine, &run->plan->tests[test]);
         stats_to_result(acc, mine);
         /* The holder ran the test; rank 0 may have been a waiting congestor. */
         mine->wall_s = wall_s;
@@ -80,7 +80,7 @@ int network_test_main(int argc, char **argv)
 
     for (int t = 0; t < run.plan->n_tests; t++) {
         const canary_kernel_t *k = run.plan->tests[t].kernel;
-        progress_step("isolated", k->name, run.plan->time_limit);
+        progress_step("isolated", run.plan->tests[t].name, run.plan->time_limit);
         stats_acc_t *acc = xmalloc(sizeof(*acc));
         stats_init(acc);
         MPI_Barrier(run.world);

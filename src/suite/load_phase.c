@@ -36,7 +36,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
             continue;
         result_t *r = xmalloc(sizeof(*r));
         if (holder) {
-            result_for_congestor(r, run->plan->congestors[k].kernel, &run->plan->congestor_params);
+            result_for_congestor(r, &run->plan->congestors[k]);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
             r->wall_s = wall_s;
@@ -151,14 +151,12 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         report_table_begin(stdout, title, o->verbose);
     for (int t = 0; t < run->plan->n_tests; t++) {
         const canary_kernel_t *k = run->plan->tests[t].kernel;
-        progress_step(ph->progress, k->name, o->time_limit);
+        const char *name = o->tests[t].name;
+        progress_step(ph->progress, name, o->time_limit);
         if (run->rank == 0 && o->verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
             char base[64], vtitle[160];
-            snprintf(base, sizeof(base), "%s", k->name);
-            char *cut = strstr(base, " (");
-            if (cut)
-                *cut = '\0';
+            snprintf(base, sizeof(base), "%s", k->label);
             snprintf(vtitle, sizeof(vtitle),
                      "Network Tests running with Congestion Tests (%20s Network Test)", base);
             report_table_begin(stdout, vtitle, 1);
@@ -179,7 +177,7 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         suite_collect_canary(run, t, acc, ro->canary_test, wall, table, title, 1);
         char ctable[128], ctitle[200];
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", ph->cell_id, k->id);
-        snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", k->name);
+        snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", name);
         collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, ph->kernel);
         load_bursts_end(run, ro, &bursts, timeline, t, table);
         char phase[128];

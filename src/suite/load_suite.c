@@ -28,7 +28,7 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Network Tests", o->verbose);
     for (int t = 0; t < o->n_tests; t++) {
-        progress_step("isolated", o->tests[t].kernel->name, o->time_limit);
+        progress_step("isolated", o->tests[t].name, o->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -55,7 +55,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Congestion Tests", 1);
     for (int k = 0; k < run->plan->n_congestors; k++) {
-        progress_step("congestor baseline", run->plan->congestors[k].kernel->name, run->plan->time_limit);
+        progress_step("congestor baseline", run->plan->congestors[k].name, run->plan->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -88,9 +88,7 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
         return;
     }
     const char *id = run->plan->congestors[cell].kernel->id;
-    char name[80];
-    congestor_display_name(run->plan->congestors[cell].kernel, &run->plan->congestor_params, name,
-                           sizeof(name));
+    const char *name = run->plan->congestors[cell].name;
     snprintf(ph->cell_id, sizeof(ph->cell_id), "%s:", id);
     snprintf(ph->table, sizeof(ph->table), "loaded_by:%s", id);
     snprintf(ph->title, sizeof(ph->title), "Network Tests running with %s Only", name);

@@ -58,7 +58,7 @@ void load_summary_print_matrix(FILE *f, const run_t *run)
         for (int s = 0; s < n_sets(run); s++) {
             double avg, p99;
             mean_impact(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
-            fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->plan->tests[t].kernel->name,
+            fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->plan->tests[t].name,
                     set_name(run, s), avg, p99);
         }
         rule(f, matrix_bar);
@@ -121,7 +121,7 @@ void load_summary_print_repeats(FILE *f, const run_t *run)
     rule(f, repeat_bar);
     for (int t = 0; t < run->plan->n_tests; t++) {
         char base[64], label[96];
-        short_name(run->plan->tests[t].kernel->name, base, sizeof(base));
+        short_name(run->plan->tests[t].name, base, sizeof(base));
         for (int m = 0; m < N_METRICS; m++) {
             metric_values(run, run->plan->tests[t].kernel->id, m, values);
             repeat_stats_t s = repeat_stats(values, run->plan->repeat);

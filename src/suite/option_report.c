@@ -74,7 +74,10 @@ static void config_congestors(json_writer_t *w, const run_t *run)
     for (int i = 0; is_load(run) && i < run->plan->n_congestors; i++) {
         jw_object_begin(w, NULL);
         jw_string(w, "id", run->plan->congestors[i].kernel->id);
-        jw_string(w, "name", run->plan->congestors[i].kernel->name);
+        char published[64]; /* the name at the published size, as ever */
+        congestor_display_name(run->plan->congestors[i].kernel, &CONGESTOR_PARAMS_DEFAULT,
+                               published, sizeof(published));
+        jw_string(w, "name", published);
         jw_int(w, "weight", run->plan->weights[i]);
         jw_object_end(w);
     }

@@ -34,6 +34,7 @@ static int plan_tests(run_plan_t *p, const options_t *o, int load)
                                       .time_limit = o->time_limit,
                                       .converge_tol = o->converge,
                                       .ring_seed = o->ring_seed};
+        canary_display_name(k, &p->tests[i].params, p->tests[i].name, sizeof(p->tests[i].name));
     }
     return same;
 }
@@ -42,7 +43,7 @@ static int plan_tests(run_plan_t *p, const options_t *o, int load)
 static congestor_params_t congestor_params(const options_t *o)
 {
     congestor_params_t c = CONGESTOR_PARAMS_DEFAULT;
-    c.message_doubles = (int)(o->congestor_bytes / (long)sizeof(double));
+    c.message_bytes = o->congestor_bytes;
     /* --burst-intensity alone paces a load that never pauses: one ON period
      * without end. */
     if (o->burst[0] > 0.0 || o->burst_intensity < 1.0)
@@ -64,6 +65,8 @@ static void add_congestor(run_plan_t *p, const congestor_kernel_t *k, int weight
                                           .base_iterations = p->congestor_iterations,
                                           .time_limit = p->time_limit,
                                           .converge_tol = p->converge_tol};
+    congestor_display_name(k, &p->congestors[n].params, p->congestors[n].name,
+                           sizeof(p->congestors[n].name));
 }
 
 /* The congestors; returns 1 when they are the default ones. */

@@ -112,23 +112,24 @@ void run_add_json_section(run_t *run, run_json_section_t section)
     run->json_sections[run->n_json_sections++] = section;
 }
 
-void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim)
+void result_for_canary(result_t *r, const canary_plan_t *test)
 {
+    const canary_kernel_t *k = test->kernel;
+    loop_limits_t lim = test->limits;
     memset(r, 0, sizeof(*r));
     snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
-    snprintf(r->name, sizeof(r->name), "%s", k->name);
+    snprintf(r->name, sizeof(r->name), "%s", test->name);
     snprintf(r->unit, sizeof(r->unit), "%s", k->unit);
     r->higher_is_better = k->higher_is_better;
     r->rings = k->loop == LOOP_COLLECTIVE ? 1 : lim.rings;
     r->iterations = lim.iterations;
 }
 
-void result_for_congestor(result_t *r, const congestor_kernel_t *k,
-                          const congestor_params_t *p)
+void result_for_congestor(result_t *r, const congestor_plan_t *c)
 {
     memset(r, 0, sizeof(*r));
-    snprintf(r->test_id, sizeof(r->test_id), "%s", k->id);
-    congestor_display_name(k, p, r->name, sizeof(r->name));
+    snprintf(r->test_id, sizeof(r->test_id), "%s", c->kernel->id);
+    snprintf(r->name, sizeof(r->name), "%s", c->name);
     snprintf(r->unit, sizeof(r->unit), "MiB/s/rank");
     r->higher_is_better = 1;
     r->rings = 1;

@@ -25,8 +25,7 @@ void run_add_json_section(run_t *run, run_json_section_t section);
 void run_record_free(run_t *run);
 
 /* Result skeleton for a canary or congestor (name, unit, direction). */
-void result_for_canary(result_t *r, const canary_kernel_t *k, loop_limits_t lim);
-void result_for_congestor(result_t *r, const congestor_kernel_t *k,
-                          const congestor_params_t *p);
+void result_for_canary(result_t *r, const canary_plan_t *test);
+void result_for_congestor(result_t *r, const congestor_plan_t *c);
 
 #endif

@@ -159,8 +159,8 @@ static int expect(const char *id, const canary_params_t *p, int n, expected_t *e
     return 1;
 }
 
-/* The bytes per message a printed name says: "(N B)", or "(K MiB/rank)"
- * split among n ranks; -1 when it says neither. */
+/* The bytes per message a printed name says: "(N B)", or "(K MiB/rank)" or
+ * "(N B/rank)" split among n ranks; -1 when it says none of them. */
 static long long name_bytes(const char *name, int n)
 {
     const char *open = strrchr(name, '(');
@@ -168,6 +168,9 @@ static long long name_bytes(const char *name, int n)
     int end = 0; /* set only when the whole "(K MiB/rank)" matched */
     if (open && sscanf(open, "(%lld MiB/rank)%n", &b, &end) == 1 && end > 0)
         return share_bytes((long)(b << 20), n);
+    end = 0;
+    if (open && sscanf(open, "(%lld B/rank)%n", &b, &end) == 1 && end > 0)
+        return share_bytes((long)b, n);
     return open && sscanf(open, "(%lld B)", &b) == 1 ? b : -1;
 }
 
@@ -214,9 +217,13 @@ static int check_kernel(const canary_kernel_t *k, const canary_params_t *p, cons
                     e.per_iteration);
         bad++;
     }
-    if (strcmp(label, "default") == 0 && name_bytes(k->name, n) != e.bytes) {
+    /* The printed name is derived from p: it says the size sent, with the
+     * published sizes and with others. */
+    char name[64];
+    canary_display_name(k, p, name, sizeof(name));
+    if (name_bytes(name, n) != e.bytes) {
         if (me == 0)
-            fprintf(stderr, "%s: the name \"%s\" does not say %lld B\n", k->id, k->name,
+            fprintf(stderr, "%s (%s): the name \"%s\" does not say %lld B\n", k->id, label, name,
                     e.bytes);
         bad++;
     }

@@ -12,6 +12,21 @@
 #include "congestor/congestor.h"
 #include "infra/json_writer.h"
 
+/* The printed names at the published sizes. */
+static const char *canary_name(const canary_kernel_t *k)
+{
+    static char name[64];
+    canary_display_name(k, &CANARY_PARAMS_DEFAULT, name, sizeof(name));
+    return name;
+}
+
+static const char *congestor_name(const congestor_kernel_t *k)
+{
+    static char name[64];
+    congestor_display_name(k, &CONGESTOR_PARAMS_DEFAULT, name, sizeof(name));
+    return name;
+}
+
 static int dump_json(void)
 {
     json_writer_t w;
@@ -22,7 +37,7 @@ static int dump_json(void)
         const canary_kernel_t *k = canary_kernels[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", k->id);
-        jw_string(&w, "name", k->name);
+        jw_string(&w, "name", canary_name(k));
         jw_string(&w, "unit", k->unit);
         jw_bool(&w, "load_canary", k->load_canary);
         jw_object_end(&w);
@@ -33,7 +48,7 @@ static int dump_json(void)
         const congestor_kernel_t *k = congestor_kernels[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", k->id);
-        jw_string(&w, "name", k->name);
+        jw_string(&w, "name", congestor_name(k));
         jw_string(&w, "unit", "MiB/s/rank");
         jw_bool(&w, "default_mix", k->default_mix);
         jw_object_end(&w);
@@ -49,11 +64,13 @@ int main(int argc, char **argv)
         return dump_json();
     for (int i = 0; i < canary_kernel_count; i++) {
         const canary_kernel_t *k = canary_kernels[i];
-        printf("canary\t%s\t%s\t%s\t%d\n", k->id, k->name, k->unit, k->load_canary);
+        printf("canary\t%s\t%s\t%s\t%d\n", k->id, canary_name(k), k->unit,
+               k->load_canary);
     }
     for (int i = 0; i < congestor_kernel_count; i++) {
         const congestor_kernel_t *k = congestor_kernels[i];
-        printf("congestor\t%s\t%s\tMiB/s/rank\t%d\n", k->id, k->name, k->default_mix);
+        printf("congestor\t%s\t%s\tMiB/s/rank\t%d\n", k->id, congestor_name(k),
+               k->default_mix);
     }
     return 0;
 }

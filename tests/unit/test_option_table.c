@@ -145,7 +145,7 @@ static void defaults_from_the_table(void)
         }
     }
     /* Defaults that the kernels also know: the same numbers. */
-    CHECK(option_find("--congestor-bytes")->def == CONGESTOR_DEFAULT_DOUBLES * sizeof(double));
+    CHECK(option_find("--congestor-bytes")->def == CONGESTOR_DEFAULT_BYTES);
     CHECK(strstr(option_find("--congestor-measurements")->help, STR(CONGESTOR_MEASUREMENTS)));
     const opt_row_t *iter = NULL;
     for (int i = 0; i < option_table_count; i++)

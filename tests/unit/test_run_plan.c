@@ -35,6 +35,13 @@ int main(void)
         CHECK(memcmp(&c.tests[i].limits, &canary_kernels[i]->limits, sizeof(loop_limits_t)) == 0);
     }
     CHECK(c.official_default == 1 && c.non_default[0] == '\0');
+    /* The printed names, derived from the parameters: the published ones. */
+    static const char *const published[] = {
+        "RR Two-sided Lat (8 B)", "RR Get Lat (8 B)", "RR Two-sided BW (131072 B)",
+        "RR Put BW (131072 B)", "RR Two-sided BW+Sync (131072 B)", "Nat Two-sided BW (131072 B)",
+        "Multiple Allreduce (8 B)", "Multiple Alltoall (4096 B)"};
+    for (int i = 0; i < 8; i++)
+        CHECK(strcmp(c.tests[i].name, published[i]) == 0);
     /* The canaries' parameter block: the published sizes, set up once here
      * and given to every canary's setup. */
     CHECK(c.tests[0].params.latency_doubles == 1);
@@ -122,7 +129,9 @@ int main(void)
         const congestor_plan_t *e = &c.congestors[i];
         CHECK(e->measurements == 3 && e->base_iterations == 16 && e->weight == c.weights[i]);
         CHECK(e->time_limit == 12.5 && e->converge_tol == 0.05);
-        CHECK(e->params.message_doubles == 65536 / 8 && burst_is_steady(&e->params.burst));
+        CHECK(e->params.message_bytes == 65536 && burst_is_steady(&e->params.burst));
+        /* The printed name follows the size (DL Allreduce keeps its own). */
+        CHECK(strstr(e->name, e->kernel->id[0] == 'd' ? "(6553600 B)" : "(65536 B)") != NULL);
     }
 
     /* --burst-sweep: one shape per cell, intensity outermost, OFF fastest. */
