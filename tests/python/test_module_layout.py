@@ -26,10 +26,16 @@ def import_graph(root=PACKAGE, package="gpcnet"):
         for node in ast.walk(ast.parse(f.read_text(), str(f))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    # `from ..x import y` in gpcnet/study/launch.py names gpcnet.x
+                    here = mod.split(".") if f.name == "__init__.py" else mod.split(".")[:-1]
+                    up = here[:len(here) - (node.level - 1)]
+                    base = ".".join(up + ([node.module] if node.module else []))
                 # `from gpcnet.study import runner` imports the module runner
-                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in names
-                           else node.module for a in node.names]
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in names
+                           else base for a in node.names]
             else:
                 continue
             deps.update(t for t in targets if t in names and t != mod
@@ -58,6 +64,13 @@ def test_graph_counts_imports_inside_functions(tmp_path):
     assert find_cycle(import_graph(tmp_path, "pkg")) == ["pkg.cli", "pkg.faults", "pkg.cli"]
     (tmp_path / "faults.py").write_text("import os\n")
     assert find_cycle(import_graph(tmp_path, "pkg")) is None
+    # Relative imports count too, from a module and from a package's __init__.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "__init__.py").write_text("from .deep import x\n")
+    (tmp_path / "sub" / "deep.py").write_text("def x():\n    from .. import cli\n")
+    (tmp_path / "cli.py").write_text("def f():\n    from .sub import deep\n")
+    assert import_graph(tmp_path, "pkg")["pkg.sub"] == {"pkg.sub.deep"}
+    assert find_cycle(import_graph(tmp_path, "pkg")) == ["pkg.cli", "pkg.sub.deep", "pkg.cli"]
 
 
 def test_no_import_circle_in_the_package():
