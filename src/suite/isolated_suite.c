@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "infra/fatal.h"
+#include "infra/nic_record.h"
 #include "infra/progress.h"
 #include "infra/report.h"
 #include "suite/node_probe.h"
@@ -27,6 +28,10 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     result_t *r = run->rank == 0 ? xmalloc(sizeof(*r)) : NULL;
     result_t local;
     int holder = 0;
+    const canary_kernel_t *k = run->plan->tests[test].kernel;
+    /* Per NIC and per rail (only with gpcnet-bind): before acc is merged. */
+    nic_record_canary(table_id, run->repetition, k->id, k->unit, k->higher_is_better, acc,
+                      test_comm != MPI_COMM_NULL, run->world);
     if (test_comm != MPI_COMM_NULL) {
         stats_reduce(acc, test_comm);
         int trank;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "infra/fatal.h"
+#include "infra/nic_record.h"
 #include "infra/pair_rounds.h"
 #include "suite/phase_end.h"
 
@@ -100,6 +101,8 @@ void node_probe_run(run_t *run, node_probe_t *probe)
     free(mine);
     if (leaders != MPI_COMM_NULL)
         MPI_Comm_free(&leaders);
+    /* Ranks bound by gpcnet-bind: the same exchanges per NIC, rail by rail. */
+    nic_record_probe(run->world, rounds);
     suite_phase_end(run, "node_probe", probe->wall_s);
 }
 

@@ -6,6 +6,7 @@
 
 #include "infra/fatal.h"
 #include "infra/fault_probe.h"
+#include "infra/nic_record.h"
 #include "infra/watchdog.h"
 #include "suite/output_checks.h"
 #include "suite/phase_counters.h"
@@ -158,6 +159,9 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
                  program_name(program), run->plan->emulate_nodes, run->size);
     output_checks_run(run);
+    /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
+    nic_record_init(run->world, &run->nodes, program_name(program));
+    run_add_json_section(run, (run_json_section_t){nic_record_json, NULL});
 #ifdef SMPI_H
     /* Simulated ranks share one process: a real thread and a real-time
      * timer mean nothing there (the deadline counts simulated seconds). */
@@ -187,6 +191,7 @@ void run_setup_done(run_t *run)
 void run_finish(run_t *run, int exit_status)
 {
     fault_probe_stop();
+    nic_record_free();
     phase_counters_free(run);
     run_record_free(run);
     if (run->rep_placement) {

@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
                                    "(z above the threshold and at least 1.5 times the median node; "
                                    "docs/method.md#naming-a-slow-node); with ranks started "
                                    "through gpcnet-bind, the canaries' Avg and 99% per rail and "
-                                   "per NIC and the NICs flagged as slow by the same rule "
+                                   "per NIC, and with --node-probe the NICs' probe and the NICs "
+                                   "flagged as slow by the same rule "
                                    "(docs/method.md#multi-nic-nodes). Exit 0 whether or not a "
                                    "node or NIC is flagged.")
     p.add_argument("json", metavar="RUN.json",
@@ -50,7 +51,7 @@ def run(args) -> int:
     if args.as_json:
         out = {"threshold": threshold, "nodes": rows, "slow": [s["name"] for s in slow]}
         if nics.has_nics(doc):
-            out.update(nics=nics.assess(doc, threshold),
+            out.update(nic_canaries=nics.canaries(doc), nics=nics.assess(doc, threshold),
                        slow_nics=[s["label"] for s in nics.slow_nics(doc, threshold)])
         sys.stdout.write(json.dumps(out, indent=1) + "\n")
         return EXIT_OK
@@ -84,29 +85,42 @@ def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
 
 
 def _print_nics(doc: dict, threshold: float) -> None:
-    """Per canary test: each rail's and each NIC's Avg and 99%, then the
-    slow NICs."""
+    """Per canary test each rail's and each NIC's Avg and 99%; the NIC
+    probe with every NIC's z-score; the slow NICs."""
     from gpcnet import nics, nodes, number_text, text_safe
 
     def name(text) -> str:
         return text_safe.terminal(text_safe.shorten(str(text), NAME_WIDTH))
-    tests = nics.assess(doc, threshold)
     print(f"Per-NIC canaries (gpcnet-bind): {doc['nics'].get('rails')} rails")
-    for t in tests:
-        print(f"{name(t['table'])} (repetition {t['repetition']}): {name(t['name'])} "
-              f"[{name(t['unit'])}]")
-        for r in t["rails"]:
+    for t in nics.canaries(doc):
+        print(f"{name(t.get('table'))} (repetition {t.get('repetition')}): {name(t['name'])} "
+              f"[{name(t.get('unit'))}]")
+        for r in t.get("rails") or []:
             print(f"  rail {r.get('rail')}: avg {number_text.fixed(r.get('avg'))}  "
                   f"99% {number_text.fixed(r.get('p99'))}  ({r.get('ranks')} ranks)")
         width = max([len("node/nic")] + [len(name(n["label"])) for n in t["nics"]])
-        print(f"  {'node/nic':<{width}}  {'rail':>4}  {'avg':>12}  {'99%':>12}  {'z':>8}")
+        print(f"  {'node/nic':<{width}}  {'rail':>4}  {'avg':>12}  {'99%':>12}")
         for n in t["nics"]:
-            print(f"  {name(n['label']):<{width}}  {str(n['rail']):>4}  "
-                  f"{number_text.fixed(n['avg']):>12}  {number_text.fixed(n['p99']):>12}  "
-                  f"{number_text.fixed(n['z']):>8}{'  SLOW' if n['slow'] else ''}")
+            print(f"  {name(n['label']):<{width}}  {str(n.get('rail')):>4}  "
+                  f"{number_text.fixed(n.get('avg')):>12}  {number_text.fixed(n.get('p99')):>12}")
+    if not nics.has_probe(doc):
+        print("Slow NICs: not assessed (the canaries' rings pace every NIC to the slowest; "
+              "run with --node-probe ROUNDS to probe every NIC)")
+        return
+    probe = doc["nics"]["probe"]
+    rows = nics.assess(doc, threshold)
+    print(f"Per-NIC probe: {len(rows)} NICs, {probe['rounds']} rounds of {probe['exchanges']} "
+          f"exchanges of {probe['bytes']} bytes each way per rail "
+          f"({number_text.fixed(probe['wall_s'], 2)} s)")
+    width = max([len("node/nic")] + [len(name(r["label"])) for r in rows])
+    print(f"{'node/nic':<{width}}  {'rail':>4}  {'usec/exchange':>14}  {'z':>8}")
+    for r in rows:
+        print(f"{name(r['label']):<{width}}  {str(r['rail']):>4}  {number_text.fixed(r['usec']):>14}  "
+              f"{number_text.fixed(r['z']):>8}{'  SLOW' if r['slow'] else ''}")
     slow = nics.slow_nics(doc, threshold)
     if slow:
-        print("Slow NICs: " + ", ".join(f"{name(s['label'])} (z {number_text.fixed(s['z'])}; "
-                                        f"{name(', '.join(s['tests']))})" for s in slow))
+        print("Slow NICs: " + ", ".join(f"{name(s['label'])} (z {number_text.fixed(s['z'])})"
+                                        for s in slow))
     else:
-        print(f"Slow NICs: none (no NIC above z {threshold:g} and {nodes.MIN_RATIO:g}x the median)")
+        print(f"Slow NICs: none (no NIC above z {threshold:g} and {nodes.MIN_RATIO:g}x the median"
+              + (f"; {nodes.MIN_NODES} NICs needed" if len(rows) < nodes.MIN_NODES else "") + ")")
