@@ -27,7 +27,9 @@
 #include "infra/report.h"
 #include "suite/congestor_report.h"
 #include "suite/load_roles.h"
-#include "suite/suites.h"
+#include "suite/congestor_suite.h"
+#include "suite/phase_end.h"
+#include "suite/run_lifecycle.h"
 
 #define MIB (1024.0 * 1024.0)
 

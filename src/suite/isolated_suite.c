@@ -1,58 +1,19 @@
-/* network_test: the isolated suite (docs/method.md#network-test). */
+/* network_test: the isolated suite (docs/method.md#network-test). The
+ * canary result collection it shares with network_load_test is
+ * canary_collect.c. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "infra/fatal.h"
-#include "infra/nic_record.h"
 #include "infra/progress.h"
 #include "infra/report.h"
 #include "suite/node_probe.h"
-#include "suite/suites.h"
-
-#define TAG_CANARY_RESULT 4101
-
-MPI_Comm suite_test_comm(MPI_Comm world, MPI_Comm slice)
-{
-    int n = 0, rank;
-    if (slice != MPI_COMM_NULL)
-        MPI_Comm_size(slice, &n);
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm test;
-    MPI_Comm_split(world, n >= 2 ? 0 : MPI_UNDEFINED, rank, &test);
-    return test;
-}
-
-void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_comm,
-                          double wall_s, const char *table_id, const char *title, int print)
-{
-    result_t *r = run->rank == 0 ? xmalloc(sizeof(*r)) : NULL;
-    result_t local;
-    int holder = 0;
-    const canary_kernel_t *k = run->plan->tests[test].kernel;
-    /* Per NIC and per rail (only with gpcnet-bind): before acc is merged. */
-    nic_record_canary(table_id, run->repetition, k->id, k->unit, k->higher_is_better, acc,
-                      test_comm != MPI_COMM_NULL, run->world);
-    if (test_comm != MPI_COMM_NULL) {
-        stats_reduce(acc, test_comm);
-        int trank;
-        MPI_Comm_rank(test_comm, &trank);
-        holder = trank == 0;
-    }
-    result_t *mine = r ? r : &local;
-    if (holder) {
-        result_for_canary(mine, &run->plan->tests[test]);
-        stats_to_result(acc, mine);
-        /* The holder ran the test; rank 0 may have been a waiting congestor. */
-        mine->wall_s = wall_s;
-    }
-    result_deliver(mine, holder, TAG_CANARY_RESULT, run->world);
-    if (run->rank == 0) {
-        run_record(run, table_id, title, r);
-        if (print)
-            report_row(stdout, r, run->plan->verbose);
-        free(r);
-    }
-}
+#include "suite/canary_collect.h"
+#include "suite/isolated_suite.h"
+#include "suite/phase_end.h"
+#include "suite/preamble.h"
+#include "suite/run_lifecycle.h"
+#include "suite/run_record.h"
 
 int network_test_main(int argc, char **argv)
 {

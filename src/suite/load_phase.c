@@ -14,7 +14,9 @@
 #include "infra/report.h"
 #include "suite/load_phase.h"
 #include "suite/phase_counters.h"
-#include "suite/suites.h"
+#include "suite/canary_collect.h"
+#include "suite/phase_end.h"
+#include "suite/run_record.h"
 
 #define TAG_CONGESTOR_RESULT 4201
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "infra/turns.h"
-#include "suite/suites.h"
+#include "suite/canary_collect.h"
 
 static void congestor_setup(void *arg)
 {

@@ -19,7 +19,11 @@
 #include "suite/node_probe.h"
 #include "suite/phase_counters.h"
 #include "suite/load_summary.h"
-#include "suite/suites.h"
+#include "suite/canary_collect.h"
+#include "suite/load_suite.h"
+#include "suite/phase_end.h"
+#include "suite/preamble.h"
+#include "suite/run_lifecycle.h"
 
 /* 1. The canaries alone; every congestor waits. */
 static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)

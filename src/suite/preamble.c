@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "suite/option_report.h"
+#include "suite/preamble.h"
 #include "suite/run_context.h"
 
 static const char *legend_network = "  Legend\n"

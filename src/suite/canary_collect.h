@@ -1,18 +1,10 @@
-/* The two suites and what they share. */
-#ifndef GPCNET_SUITES_H
-#define GPCNET_SUITES_H
+/* The canary results both measuring programs collect (network_test and
+ * network_load_test; defined in canary_collect.c). */
+#ifndef GPCNET_CANARY_COLLECT_H
+#define GPCNET_CANARY_COLLECT_H
 
-#include "suite/phase_end.h"
+#include "infra/stats.h"
 #include "suite/run_context.h"
-#include "suite/run_lifecycle.h"
-#include "suite/run_record.h"
-
-int network_test_main(int argc, char **argv);
-int network_load_test_main(int argc, char **argv);
-int network_congestor_main(int argc, char **argv);
-
-/* Print the preamble and settings (rank 0; preamble.c). */
-void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra);
 
 /* After a canary test: merge the accumulator over test_comm (ranks outside
  * it pass MPI_COMM_NULL and their acc is not touched), bring the result to
