@@ -14,7 +14,7 @@ import pytest
 
 import test_examples as te
 
-from gpcnet.study import document, report
+from gpcnet.study import document, summary
 
 # With pytest-xdist (--dist loadgroup), in the worker of the other testbed blocks.
 pytestmark = pytest.mark.xdist_group("testbed")
@@ -37,7 +37,7 @@ def test_the_documented_testbed_study_has_a_ratio_in_every_congested_run():
         without = [(r["id"], r["counters"]["metric"]["reason"]) for r in congested
                    if r["counters"]["metric"]["stall_ratio"] is None]
         assert not without, f"congested runs without a stall/flit ratio: {without}"
-        s = report.summarise(doc)
+        s = summary.summarise(doc)
         assert {"III", "IV"} <= {p["setting"] for p in s["per_setting"]} and s.get("fit"), s["per_setting"]
         page = (where / "results" / "tb" / "tb.html").read_text()
         assert 'id="fig-metric"' in page and "linear fit through the" in page
