@@ -103,3 +103,15 @@ def test_draw_shows_rails(tmp_path):
     svg = (tmp_path / "r.svg").read_text()
     assert all(f"rail{i}" in svg for i in range(3)) and "spine1" in svg
     assert "3 data NICs per host" in svg and "cabled to rail i" in svg
+
+
+def test_faults_name_each_nic_by_its_port():
+    """A fault on NIC 1 of a host is its own link, not the host's NIC 0 link."""
+    from gpcnet.testbed import faults
+    t = topology.build("rail", 3, nics_per_host=2)
+    name, link = faults._link(t, "d2n1")
+    assert (name, link.a.ns, link.a.ifname) == ("d2n1", "gtb-node02", "data1")
+    name, link = faults._link(t, "node02")
+    assert (name, link.a.ifname) == ("node02", "data0") and faults._link(t, "d2n0")[0] == "node02"
+    with pytest.raises(GpcnetError, match="host ports d1n0 to d3n1"):
+        faults._link(t, "d9")

@@ -103,10 +103,13 @@ def _link(topo: Topology, target: str):
     for link in topo.links:
         for p in (link.a, link.b):
             if p.ns == topo.fabric_ns and p.ifname == target:
-                if link.a.tier == "host":
+                if link.a.tier == "host" and link.a.ifname == "data0":
                     return next(h.name for h in topo.hosts if h.ns == link.a.ns), link
+                if link.a.tier == "host":
+                    return link.b.ifname, link   # another NIC of a multi-NIC host: its port
                 return link.a.ifname, link
-    ports = [topo.links[0].b.ifname, topo.links[len(topo.hosts) - 1].b.ifname]
+    edges = [l.b.ifname for l in topo.links if l.b.tier == "edge"]
+    ports = [edges[0], edges[-1]]
     ups = [l.a.ifname for l in topo.links if l.a.tier == "uplink"]
     raise GpcnetError(f"unknown host or switch port {_shown(target)} (hosts {topo.hosts[0].name} "
                       f"to {topo.hosts[-1].name}, host ports {ports[0]} to {ports[1]}"
