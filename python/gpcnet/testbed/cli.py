@@ -24,9 +24,9 @@ def _add_shape(p) -> None:
     g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
     g.add_argument("--hosts-per-leaf", type=int, default=0, metavar="N",
                    help="fat-tree: hosts per leaf switch; rail: hosts per leaf of each rail (default: all)")
-    g.add_argument("--spines", type=int, default=1, metavar="N", help="fat-tree: spine switches (default: 1)")
+    g.add_argument("--spines", type=int, default=1, metavar="N", help="fat-tree and rail: spine switches (default: 1)")
     g.add_argument("--taper", type=float, default=1.0, metavar="T",
-                   help="fat-tree: host bandwidth / uplink bandwidth per leaf (default: 1)")
+                   help="fat-tree and rail: host ports' bandwidth / uplink bandwidth per leaf (default: 1)")
     g.add_argument("--host-rate", default="1gbit", metavar="RATE",
                    help="host link rate, e.g. 100mbit, 1gbit, none (default: 1gbit)")
     g.add_argument("--host-delay", default="0", metavar="T", help="host link delay, e.g. 50us (needs netem)")
