@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "infra/option_row.h"
 #include "infra/result.h"
 #include "infra/stats.h"
 
@@ -45,7 +46,14 @@ typedef struct {
      * set; docs/method.md#large-message-collectives): bytes per rank of
      * their small and their large size. */
     long collective_bytes[2];
+    /* The kernel's own parameter struct, when its file declares one
+     * (canary_kernel_t.options): its defaults, or what its options set.
+     * The kernel reads it with CANARY_OWN(p, its struct type). */
+    kernel_params_area_t own;
 } canary_params_t;
+
+/* The kernel's own parameter struct in p (see .options below). */
+#define CANARY_OWN(p, T) ((const T *)(const void *)(p)->own.bytes)
 
 /* The published sizes (docs/method.md#canaries), written here only: 8 B
  * latency messages, 8 messages of 128 KiB in flight each way, an 8 B
@@ -71,6 +79,12 @@ typedef struct canary_kernel {
     loop_kind_t loop;
     loop_limits_t limits;  /* docs/method.md#canaries */
     int load_canary;       /* one of the three canaries of the load test */
+    /* Settings of its own: its parameter struct's defaults and the rows of
+     * the options that set it, written in its file with KERNEL_OPTIONS
+     * (infra/option_row.h; docs/design.md#adding-a-kernel). The option
+     * table appends the rows (suite/kernel_options.c), the plan copies the
+     * struct into each entry's params.own. Zero: none. */
+    kernel_options_t options;
     int one_sided;         /* makes RMA windows (--fault-probe checks them) */
 
     /* Allocate buffers/windows on the slice communicator (collective), with
@@ -103,6 +117,9 @@ extern const int canary_in_default_set[];
 void canary_display_name(const canary_kernel_t *k, const canary_params_t *p, char *buf,
                          size_t len);
 const canary_kernel_t *canary_find(const char *id);
+/* CANARY_PARAMS_DEFAULT with k's own parameter struct at its defaults:
+ * the block k is set up with when no option changes it. */
+canary_params_t canary_params_default(const canary_kernel_t *k);
 
 /* One canary test as the run plan resolved it (suite/run_plan.h): the
  * kernel, the parameter block its setup receives, its loop limits, the

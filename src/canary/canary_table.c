@@ -43,6 +43,14 @@ const canary_kernel_t *canary_find(const char *id)
     return NULL;
 }
 
+canary_params_t canary_params_default(const canary_kernel_t *k)
+{
+    canary_params_t p = CANARY_PARAMS_DEFAULT;
+    if (k->options.size)
+        memcpy(p.own.bytes, k->options.defaults, k->options.size);
+    return p;
+}
+
 void canary_display_name(const canary_kernel_t *k, const canary_params_t *p, char *buf,
                          size_t len)
 {

@@ -223,8 +223,9 @@ void options_defaults(options_t *o, program_t program)
 {
     memset(o, 0, sizeof(*o));
     o->program = program;
-    for (int i = 0; i < option_table_count; i++) {
-        const opt_row_t *r = &option_table[i];
+    option_rows_defaults(o); /* the kernels' structs, as their files initialise them */
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
         if (r->variant || r->field == OPT_NO_FIELD)
             continue;
         void *f = option_field(o, r);
@@ -378,8 +379,8 @@ int options_non_default(const options_t *o, program_t program, int tests_default
     buf[0] = '\0';
     for (int k = 0; k < n_keys; k++) {
         int differs = 0;
-        for (int i = 0; i < option_table_count; i++) {
-            const opt_row_t *r = &option_table[i];
+        for (int i = 0; i < option_count(); i++) {
+            const opt_row_t *r = option_row(i);
             if (r->variant || !r->key || strcmp(r->key, keys[k]) != 0 ||
                 !(r->official & option_program_bit(program)))
                 continue;

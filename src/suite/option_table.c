@@ -226,8 +226,8 @@ int option_keys(const char *const *pinned, const char **keys, int max)
     int n = 0;
     for (int i = 0; pinned[i] && n < max; i++)
         keys[n++] = pinned[i];
-    for (int i = 0; i < option_table_count && n < max; i++) {
-        const char *key = option_table[i].key;
+    for (int i = 0; i < option_count() && n < max; i++) {
+        const char *key = option_row(i)->key;
         int seen = !key;
         for (int k = 0; k < n && !seen; k++)
             seen = strcmp(keys[k], key) == 0;
@@ -246,25 +246,25 @@ int option_program_bit(program_t program)
 
 const opt_row_t *option_find(const char *name)
 {
-    for (int i = 0; i < option_table_count; i++)
-        if (!option_table[i].variant && strcmp(option_table[i].name, name) == 0)
-            return &option_table[i];
+    for (int i = 0; i < option_count(); i++)
+        if (!option_row(i)->variant && strcmp(option_row(i)->name, name) == 0)
+            return option_row(i);
     return NULL;
 }
 
 const opt_row_t *option_by_key(const char *key)
 {
-    for (int i = 0; i < option_table_count; i++)
-        if (option_table[i].key && strcmp(option_table[i].key, key) == 0)
-            return &option_table[i];
+    for (int i = 0; i < option_count(); i++)
+        if (option_row(i)->key && strcmp(option_row(i)->key, key) == 0)
+            return option_row(i);
     return NULL;
 }
 
 const opt_row_t *option_lookup(const char *name, program_t program)
 {
     const opt_row_t *any = NULL;
-    for (int i = 0; i < option_table_count; i++) {
-        const opt_row_t *r = &option_table[i];
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
         if (strcmp(r->name, name) != 0 && !(r->alias && strcmp(r->alias, name) == 0))
             continue;
         if (r->scope & option_program_bit(program))
@@ -278,10 +278,10 @@ const opt_row_t *option_lookup(const char *name, program_t program)
 int option_scope(const char *name)
 {
     int scope = 0;
-    for (int i = 0; i < option_table_count; i++)
-        if (strcmp(option_table[i].name, name) == 0 ||
-            (option_table[i].alias && strcmp(option_table[i].alias, name) == 0))
-            scope |= option_table[i].scope;
+    for (int i = 0; i < option_count(); i++)
+        if (strcmp(option_row(i)->name, name) == 0 ||
+            (option_row(i)->alias && strcmp(option_row(i)->alias, name) == 0))
+            scope |= option_row(i)->scope;
     return scope;
 }
 

@@ -1,91 +1,41 @@
 /* The declarative option table: one row per option (as fio's), read by the
- * parser (options.c), --help (options_usage.c), the official-default check
- * (options.c) and the settings lines and JSON config (option_report.c).
- * Adding an option is one row here plus its field in options_t. */
+ * parser (option_parse.c), --help (options_usage.c), the official-default
+ * check (option_parse.c) and the settings lines and JSON config
+ * (option_report.c). Adding a general option is one row here plus its
+ * field in options_t; a kernel's own options are rows in its file
+ * (infra/option_row.h), appended here by option_rows_install. */
 #ifndef GPCNET_OPTION_TABLE_H
 #define GPCNET_OPTION_TABLE_H
 
 #include <stddef.h>
 
+#include "infra/option_row.h"
 #include "suite/options.h"
-
-/* Which programs take an option (scope) or count it (official). */
-enum { OPT_NT = 1, OPT_LT = 2, OPT_NC = 4, OPT_ANY = 7, OPT_MEASURING = 3 };
-
-typedef enum {
-    OT_HELP,      /* --help: no field */
-    OT_VERSION,   /* --version: no field */
-    OT_FLAG,      /* int set to 1 */
-    OT_INT,       /* int within [lo, hi] */
-    OT_LONG,      /* long within [lo, hi] (and a multiple of .multiple) */
-    OT_U64,       /* uint64_t within [lo, hi]; .keyword means "not given" */
-    OT_DOUBLE,    /* double within (lo or [lo, hi] or hi) */
-    OT_PATH,      /* char[OPT_PATH_MAX], not empty */
-    OT_TESTS,     /* names from the test catalogue */
-    OT_CONGESTORS,/* names from the congestor catalogue, each with a weight */
-    OT_CHOICE,    /* int: index into .choices */
-    OT_BURST,     /* double[2]: "ON,OFF" durations (option_burst.h) */
-    OT_BURST_SWEEP /* burst_sweep_t: "ON=..;OFF=..;INTENSITY=.." (option_burst.h) */
-} opt_type_t;
-
-#define OPT_NO_FIELD ((size_t)-1)
-
-/* In programs outside .config the key is left out, or null with
- * CONFIG_NULL_ELSEWHERE; CONFIG_NULL_AT_DEFAULT: null also at the default
- * (the default means "off"). */
-enum { CONFIG_NULL_ELSEWHERE = 1, CONFIG_NULL_AT_DEFAULT = 2 };
-
-typedef struct {
-    const char *name;   /* "--time-limit" */
-    const char *alias;  /* "-v", or NULL */
-    int scope;          /* programs that accept it (OPT_NT | ...) with this row's help */
-    opt_type_t type;
-    size_t field;       /* offsetof(options_t, ...) (OPT_FIELD checks its type) */
-    size_t given;       /* offsetof of its int *_given flag, or OPT_NO_FIELD */
-
-    /* Limits and how a bad value is described. */
-    double lo, hi;
-    int lo_open, hi_open;
-    long multiple;      /* > 1: the value must be a multiple of it */
-    const char *what;   /* "a relative tolerance" instead of "a number" */
-    const char *note;   /* after the limits: " (bytes of doubles)" */
-    const char *keyword;/* a word that resets to the default: "time" */
-    const char *const *choices;
-
-    /* The default, the one place it is written. */
-    double def;         /* numbers, flags and choices */
-    const char *def_text; /* paths */
-
-    /* --help: "--name METAVAR  help"; in help, %D is the default, %P the
-     * program, %N the number of default tests, %L the test names. */
-    const char *metavar;
-    const char *help;
-
-    /* The run's record: key in the JSON config and in the official-default
-     * list; official: the programs in which a value other than the default
-     * makes a run unofficial (option_differs). */
-    const char *key;
-    int official;
-    int config;         /* programs whose config carries the key */
-    int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
-
-    /* The settings line "   label = value unit note" (network_test and
-     * network_load_test): .show_set: only when not the default; choices are
-     * printed with .choice_text. */
-    const char *label;
-    const char *unit;
-    const char *show_note;
-    int show_set;
-    const char *const *choice_text;
-
-    /* A row for the same option offered to other programs with its own
-     * help: everything but name, scope, metavar and help comes from the
-     * first row of that name. */
-    int variant;
-} opt_row_t;
 
 extern const opt_row_t option_table[];
 extern const int option_table_count;
+
+/* Every option: the table's rows, then the rows the kernels declare
+ * (option_rows_install), appended in kernel order. Everything generated
+ * from the table (parsing, --help, the official-default check, the
+ * settings lines, the JSON config) reads the rows through these. */
+int option_count(void);
+const opt_row_t *option_row(int i);
+
+/* Appends the rows of n kernels' declarations after the table's (once,
+ * before options_defaults; a second call replaces the first). Each
+ * kernel's parameter struct gets its place in options_t.kernel_values,
+ * starting as its defaults, and its rows are the kernel's rows with .field
+ * moved there and .def read from the defaults. A row the table cannot
+ * take (a name or key already used, a type kernels cannot declare, a
+ * field outside the struct, too many rows) is refused: -1, with one line
+ * in err naming the row. */
+int option_rows_install(const kernel_options_t *const *sets, int n, char *err, size_t errlen);
+/* The values of set's parameter struct in o, or NULL when set is not
+ * installed. */
+const void *option_kernel_values(const options_t *o, const kernel_options_t *set);
+/* Writes every installed kernel's defaults into o (options_defaults). */
+void option_rows_defaults(options_t *o);
 
 /* The order of the keys in the official-default list, the settings lines
  * and the JSON config: the published one, kept byte for byte (NULL-ended;

@@ -16,6 +16,7 @@
 
 #define OPT_MAX_LIST 32
 #define OPT_PATH_MAX 4096
+#define OPT_KERNEL_VALUES_MAX 1024 /* bytes of every kernel's parameter struct */
 
 typedef enum { PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST, PROGRAM_NETWORK_CONGESTOR } program_t;
 
@@ -98,6 +99,16 @@ typedef struct {
 
     char output_dir[OPT_PATH_MAX];
     char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */
+
+    /* The options kernels declare (infra/option_row.h): each kernel's
+     * parameter struct has its place here (option_rows_install), starting
+     * as its defaults; only the option table and the run plan read it. */
+    union {
+        unsigned char bytes[OPT_KERNEL_VALUES_MAX];
+        long double align_ld_;
+        uint64_t align_u64_;
+        void *align_ptr_;
+    } kernel_values;
 } options_t;
 
 const char *program_name(program_t program);

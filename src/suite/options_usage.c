@@ -128,21 +128,21 @@ static size_t column_width(const opt_row_t *row)
  * those the program lists) starts theirs two columns after its longest. */
 static size_t help_column(int bit, int i)
 {
-    if (column_width(&option_table[i]) + 1 <= HELP_COLUMN)
+    if (column_width(option_row(i)) + 1 <= HELP_COLUMN)
         return HELP_COLUMN;
     int first = i;
     for (int j = i - 1; j >= 0; j--) {
-        if (!(option_table[j].scope & bit))
+        if (!(option_row(j)->scope & bit))
             continue;
-        if (column_width(&option_table[j]) + 1 <= HELP_COLUMN)
+        if (column_width(option_row(j)) + 1 <= HELP_COLUMN)
             break;
         first = j;
     }
     size_t column = HELP_COLUMN;
-    for (int j = first; j < option_table_count; j++) {
-        if (!(option_table[j].scope & bit))
+    for (int j = first; j < option_count(); j++) {
+        if (!(option_row(j)->scope & bit))
             continue;
-        size_t w = column_width(&option_table[j]);
+        size_t w = column_width(option_row(j));
         if (w + 1 <= HELP_COLUMN)
             break;
         if (w + 2 > column)
@@ -166,8 +166,8 @@ void options_usage(program_t program, const name_catalog_t *tests,
     if (program != PROGRAM_NETWORK_CONGESTOR)
         puts_(&out, official_note);
     puts_(&out, "\nOptions:\n");
-    for (int i = 0; i < option_table_count; i++) {
-        const opt_row_t *row = &option_table[i];
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *row = option_row(i);
         if (!(row->scope & bit))
             continue;
         size_t column = help_column(bit, i);

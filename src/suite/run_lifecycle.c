@@ -8,6 +8,7 @@
 #include "infra/fault_probe.h"
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
+#include "suite/kernel_options.h"
 #include "suite/output_checks.h"
 #include "suite/phase_counters.h"
 #include "suite/run_record.h"
@@ -110,6 +111,9 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     name_catalog_t tests, congestors;
     catalogues(&tests, &congestors);
     char err[MSG_LEN];
+    /* The kernels' own options join the table before anything reads it. */
+    if (kernel_options_install(err, sizeof(err)))
+        exit_all(2, "%s: %s\n", program_name(program), err);
     opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
                                     sizeof(err));
     if (st != OPT_RUN) {

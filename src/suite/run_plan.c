@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "congestor/flows.h"
+#include "suite/kernel_options.h"
 
 /* The tests with their limits; returns 1 when they are the default ones. */
 static int plan_tests(run_plan_t *p, const options_t *o, int load)
@@ -29,7 +30,7 @@ static int plan_tests(run_plan_t *p, const options_t *o, int load)
         if (o->warmup >= 0)
             lim.warmup = (int)o->warmup;
         p->tests[i] = (canary_plan_t){.kernel = k,
-                                      .params = CANARY_PARAMS_DEFAULT, /* no option changes them yet */
+                                      .params = kernel_options_canary_params(k, o),
                                       .limits = lim,
                                       .time_limit = o->time_limit,
                                       .converge_tol = o->converge,

@@ -16,7 +16,8 @@
 static const char *canary_name(const canary_kernel_t *k)
 {
     static char name[64];
-    canary_display_name(k, &CANARY_PARAMS_DEFAULT, name, sizeof(name));
+    const canary_params_t published = canary_params_default(k);
+    canary_display_name(k, &published, name, sizeof(name));
     return name;
 }
 

@@ -1,7 +1,9 @@
 /* The option table itself: every row parses a good value and refuses one
  * past its limits, the defaults come from the table, --help lists every
  * option, the official-default check names every measurement option, and
- * the settings lines and JSON config carry every recorded option. Links
+ * the settings lines and JSON config carry every recorded option, the
+ * rows kernels declare (a test-only one: kernel_option_fixture.h) as the
+ * table's own. Links
  * the MPI core for the kernel tables and run_t; calls no MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "check.h"
 #include "suite/option_report.h"
 #include "suite/option_table.h"
+#include "kernel_option_fixture.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -87,8 +90,8 @@ static void every_row_parses(void)
 {
     char good[64], bad[64], err[512];
     options_t o, d;
-    for (int i = 0; i < option_table_count; i++) {
-        const opt_row_t *row = &option_table[i];
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *row = option_row(i);
         const opt_row_t *r = row->variant ? option_find(row->name) : row;
         CHECK(r != NULL && row->help && row->help[0]);
         if (!r || r->type == OT_HELP || r->type == OT_VERSION)
@@ -132,8 +135,8 @@ static void defaults_from_the_table(void)
     options_t o;
     for (int p = 0; p < 3; p++) {
         options_defaults(&o, programs[p]);
-        for (int i = 0; i < option_table_count; i++) {
-            const opt_row_t *r = &option_table[i];
+        for (int i = 0; i < option_count(); i++) {
+            const opt_row_t *r = option_row(i);
             if (r->variant || r->field == OPT_NO_FIELD || r->type == OT_TESTS ||
                 r->type == OT_CONGESTORS)
                 continue;
@@ -148,9 +151,9 @@ static void defaults_from_the_table(void)
     CHECK(option_find("--congestor-bytes")->def == CONGESTOR_DEFAULT_BYTES);
     CHECK(strstr(option_find("--congestor-measurements")->help, STR(CONGESTOR_MEASUREMENTS)));
     const opt_row_t *iter = NULL;
-    for (int i = 0; i < option_table_count; i++)
-        if (strcmp(option_table[i].name, "--congestor-iterations") == 0 && option_table[i].variant)
-            iter = &option_table[i];
+    for (int i = 0; i < option_count(); i++)
+        if (strcmp(option_row(i)->name, "--congestor-iterations") == 0 && option_row(i)->variant)
+            iter = option_row(i);
     CHECK(iter && strstr(iter->help, STR(CONGESTOR_BASE_ITERATIONS)));
 }
 
@@ -160,8 +163,8 @@ static void help_lists_every_option(void)
     for (int p = 0; p < 3; p++) {
         options_usage(programs[p], &tests, &congs, usage, sizeof(usage));
         int bit = option_program_bit(programs[p]);
-        for (int i = 0; i < option_table_count; i++) {
-            const opt_row_t *r = &option_table[i];
+        for (int i = 0; i < option_count(); i++) {
+            const opt_row_t *r = option_row(i);
             char col[96];
             snprintf(col, sizeof(col), "%s%s%s ", r->name, r->metavar ? " " : "",
                      r->metavar ? r->metavar : "");
@@ -187,8 +190,8 @@ static void official_check(void)
     CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 0, 0, names, 512) == 2);
     CHECK(strcmp(names, "tests, congestors") == 0);
     /* Every official row, changed alone, is named by its key. */
-    for (int i = 0; i < option_table_count; i++) {
-        const opt_row_t *r = &option_table[i];
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
         char good[64], bad[64];
         if (r->variant || !r->official || r->type == OT_TESTS || r->type == OT_CONGESTORS)
             continue;
@@ -264,8 +267,8 @@ static void settings_and_config_carry_every_option(void)
         snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
         const char *settings = captured(options_print_settings, &run, NULL);
         int bit = option_program_bit(programs[p]);
-        for (int i = 0; i < option_table_count; i++) {
-            const opt_row_t *r = &option_table[i];
+        for (int i = 0; i < option_count(); i++) {
+            const opt_row_t *r = option_row(i);
             if (r->variant || !r->key)
                 continue;
             snprintf(key, sizeof(key), "\"%s\": ", r->key);
@@ -290,6 +293,8 @@ int main(void)
         cong_ids[i] = congestor_kernels[i]->id;
     tests = (name_catalog_t){test_ids, canary_kernel_count, 0};
     congs = (name_catalog_t){cong_ids, congestor_kernel_count, 0};
+    /* Every check below covers the rows kernels declare too. */
+    install_kernel_rows_and_fixture();
     every_row_parses();
     defaults_from_the_table();
     help_lists_every_option();

@@ -1,0 +1,24 @@
+/* The options the kernels declare in their own files
+ * (canary_kernel_t.options, infra/option_row.h): appended to the option
+ * table before parsing, and copied into each plan entry's parameter block
+ * after (docs/design.md#adding-a-kernel). */
+#ifndef GPCNET_KERNEL_OPTIONS_H
+#define GPCNET_KERNEL_OPTIONS_H
+
+#include <stddef.h>
+
+#include "canary/canary.h"
+#include "suite/options.h"
+
+/* Appends every canary kernel's option rows to the option table, in the
+ * table's order (option_rows_install). Before options_parse; -1 with one
+ * line in err when a kernel's row cannot be taken (a programming error:
+ * tests/unit/test_option_table.c installs the real kernels). */
+int kernel_options_install(char *err, size_t errlen);
+
+/* The parameter block of k for a run with options o: the published sizes
+ * and k's own struct as o holds it (its defaults when k declares no
+ * options or they are not installed). */
+canary_params_t kernel_options_canary_params(const canary_kernel_t *k, const options_t *o);
+
+#endif

@@ -1,0 +1,183 @@
+/* A kernel's own options (infra/option_row.h), declared in its file, reach
+ * everything the option table makes: parsing and its error lines, --help,
+ * the official-default check, the settings lines, the JSON config, and the
+ * parameter block the run plan gives the kernel, with its printed name.
+ * Uses the test-only kernel of kernel_option_fixture.h. Links the MPI core
+ * for the kernel tables and run_t; calls no MPI. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "kernel_option_fixture.h"
+#include "suite/option_report.h"
+#include "suite/run_plan.h"
+
+static const char *test_ids[] = {"a", "b"}, *cong_ids[] = {"c"};
+static const name_catalog_t tests = {test_ids, 2, 0}, congs = {cong_ids, 1, 0};
+
+static opt_status_t parse(options_t *o, program_t p, char **args, char *err)
+{
+    char *argv[8] = {"prog"};
+    int argc = 1;
+    while (args[argc - 1])
+        argv[argc] = args[argc - 1], argc++;
+    return options_parse(o, p, argc, argv, &tests, &congs, err, 512);
+}
+
+static const fixture_params_t *values(const options_t *o)
+{
+    return option_kernel_values(o, &fixture_kernel.options);
+}
+
+static void parse_and_defaults(void)
+{
+    options_t o;
+    char err[512];
+    options_defaults(&o, PROGRAM_NETWORK_TEST);
+    CHECK(values(&o) && memcmp(values(&o), &fixture_defaults, sizeof(fixture_defaults)) == 0);
+    CHECK(option_find("--fixture-bytes") && option_find("--fixture-bytes")->def == 64);
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "256", "--fixture-depth=5",
+                                                     NULL}, err) == OPT_RUN);
+    CHECK(values(&o)->message_bytes == 256 && values(&o)->depth == 5 &&
+          values(&o)->not_an_option == 2.5);
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "12", NULL}, err) ==
+          OPT_ERROR);
+    CHECK(strcmp(err, "--fixture-bytes: expected a multiple of 8 from 8 to 1048576, got '12'") ==
+          0);
+    CHECK(parse(&o, PROGRAM_NETWORK_CONGESTOR, (char *[]){"--fixture-bytes", "16", NULL}, err) ==
+          OPT_ERROR);
+    CHECK(strstr(err, "applies to network_test and network_load_test only") != NULL);
+    CHECK(parse(&o, PROGRAM_NETWORK_CONGESTOR, (char *[]){"--fixture-depth", "2", NULL}, err) ==
+          OPT_RUN);
+}
+
+static void help(void)
+{
+    static char usage[16384];
+    options_usage(PROGRAM_NETWORK_LOAD_TEST, &tests, &congs, usage, sizeof(usage));
+    CHECK(strstr(usage, "      --fixture-bytes N      message size of the fixture kernel "
+                        "(default 64)\n") != NULL);
+    CHECK(strstr(usage, "--fixture-depth N") != NULL);
+    options_usage(PROGRAM_NETWORK_CONGESTOR, &tests, &congs, usage, sizeof(usage));
+    CHECK(!strstr(usage, "--fixture-bytes") && strstr(usage, "--fixture-depth N"));
+}
+
+static void official(void)
+{
+    options_t o;
+    char err[512], names[512];
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "64", NULL}, err) ==
+          OPT_RUN);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, names, 512) == 0);
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "128", NULL}, err) ==
+          OPT_RUN);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, names, 512) == 1);
+    CHECK(strcmp(names, "fixture_bytes") == 0);
+}
+
+/* What a call writes to stdout, or the config object when w is given. */
+static char *captured(const run_t *run, json_writer_t *w)
+{
+    static char text[16384];
+    FILE *f = tmpfile();
+    if (w) {
+        jw_init(w, f);
+        jw_object_begin(w, NULL);
+        options_write_config(w, run);
+        jw_object_end(w);
+    } else {
+        fflush(stdout);
+        int saved = dup(1);
+        dup2(fileno(f), 1);
+        options_print_settings(run);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+    }
+    rewind(f);
+    text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void settings_and_config(void)
+{
+    static run_t run;
+    static run_plan_t plan;
+    char err[512];
+    json_writer_t w;
+    run.program = PROGRAM_NETWORK_LOAD_TEST;
+    CHECK(parse(&run.opt, run.program, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
+          OPT_RUN);
+    run_plan_build(&plan, &run.opt, run.program);
+    run.plan = &plan;
+    run.nodes.ppn_max = run.nodes.ppn_min = 1;
+    CHECK(strstr(captured(&run, NULL), "\n   fixture message = 256 B\n") != NULL);
+    const char *config = captured(&run, &w);
+    CHECK(strstr(config, "\"fixture_bytes\": 256") != NULL);
+    CHECK(strstr(config, "\"fixture_depth\": 3") != NULL);
+    CHECK(strstr(config, "\"non_default\": [\n      \"fixture_bytes\"\n    ],") != NULL);
+}
+
+/* The block the plan gives the kernel, and the name derived from it. */
+static void plan_params(void)
+{
+    options_t o;
+    char err[512], name[64];
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
+          OPT_RUN);
+    canary_params_t p = kernel_options_canary_params(&fixture_kernel, &o);
+    CHECK(CANARY_OWN(&p, fixture_params_t)->message_bytes == 256);
+    CHECK(CANARY_OWN(&p, fixture_params_t)->not_an_option == 2.5);
+    CHECK(p.latency_doubles == CANARY_PARAMS_DEFAULT.latency_doubles);
+    canary_display_name(&fixture_kernel, &p, name, sizeof(name));
+    CHECK(strcmp(name, "Fixture Lat (256 B)") == 0);
+    p = canary_params_default(&fixture_kernel);
+    canary_display_name(&fixture_kernel, &p, name, sizeof(name));
+    CHECK(strcmp(name, "Fixture Lat (64 B)") == 0);
+}
+
+/* Rows the table cannot take are refused, naming them. */
+static void refusals(void)
+{
+    static const fixture_params_t d = {0};
+    static const opt_row_t clash[] = {{"--time-limit", NULL, OPT_NT, OT_INT,
+                                       KERNEL_FIELD(fixture_params_t, depth, int),
+                                       .given = OPT_NO_FIELD, .help = "x"}};
+    static const opt_row_t text[] = {{"--fixture-path", NULL, OPT_NT, OT_PATH, 0,
+                                      .given = OPT_NO_FIELD, .help = "x"}};
+    static const opt_row_t outside[] = {{"--fixture-far", NULL, OPT_NT, OT_LONG,
+                                         sizeof(fixture_params_t), .given = OPT_NO_FIELD,
+                                         .help = "x"}};
+    const kernel_options_t bad[] = {KERNEL_OPTIONS(d, clash), KERNEL_OPTIONS(d, text),
+                                    KERNEL_OPTIONS(d, outside)};
+    const char *why[] = {"--time-limit: its name or key is already an option's",
+                         "--fixture-path: kernels declare numbers, flags and choices only",
+                         "--fixture-far: its field is outside the parameter struct"};
+    char err[256];
+    for (int i = 0; i < 3; i++) {
+        const kernel_options_t *set = &bad[i];
+        CHECK(option_rows_install(&set, 1, err, sizeof(err)) == -1);
+        if (!strstr(err, why[i]))
+            fprintf(stderr, "refusal: %s\n", err);
+        CHECK(strstr(err, why[i]) != NULL);
+        CHECK(option_count() == option_table_count);
+    }
+    install_kernel_rows_and_fixture();
+    CHECK(option_count() == option_table_count + 2);
+}
+
+int main(void)
+{
+    install_kernel_rows_and_fixture();
+    parse_and_defaults();
+    help();
+    official();
+    settings_and_config();
+    plan_params();
+    refusals();
+    return check_report("test_kernel_options");
+}
