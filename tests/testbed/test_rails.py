@@ -91,6 +91,18 @@ def to_hosts(delta, rail):
     return delta["rails"][str(rail)]["to_hosts_bytes"]
 
 
+PARITY = 'n=$(( $(hostname | tr -dc 0-9 | sed "s/^0*//") % 2 )); '   # odd hosts NIC 1, even NIC 0
+
+
+def each_host_sent_by(delta, nic_of):
+    """Every host sent its share by the NIC it was given and (almost) nothing by the other."""
+    for n in range(1, 5):
+        given = nic_of(n)
+        by_given = delta["ports"][f"node{n:02d}/data{given}"]["link_tx_bytes"]
+        by_other = delta["ports"][f"node{n:02d}/data{1 - given}"]["link_tx_bytes"]
+        assert by_given > 5 * BYTES and by_other < by_given / 100, (n, by_given, by_other)
+
+
 def test_open_mpi_job_on_the_nic_it_is_given(rail4, tmp_path):
     # The testbed's default: every rank on NIC 0 (btl_tcp_if_include 198.19.0.0/24).
     d = bw_job(tmp_path, "nic0")
@@ -99,10 +111,10 @@ def test_open_mpi_job_on_the_nic_it_is_given(rail4, tmp_path):
     assert to_hosts(d, 1) > 10 * BYTES and to_hosts(d, 0) < to_hosts(d, 1) / 100
     assert d["spines"]["bytes"] < to_hosts(d, 1) / 100
     # Odd hosts on NIC 1, even on NIC 0: messages between them cross the spine.
-    d = bw_job(tmp_path, "mixed", 'n=$(( $(hostname | tr -dc 0-9 | sed "s/^0*//") % 2 )); '
-               'OMPI_MCA_btl_tcp_if_include=data$n')
+    d = bw_job(tmp_path, "mixed", PARITY + "OMPI_MCA_btl_tcp_if_include=data$n")
     assert to_hosts(d, 0) > 5 * BYTES and to_hosts(d, 1) > 5 * BYTES
     assert d["spines"]["bytes"] > (to_hosts(d, 0) + to_hosts(d, 1)) / 5
+    each_host_sent_by(d, lambda n: n % 2)
 
 
 def test_mpich_job_on_the_nic_it_is_given(rail4, mpich_programs, tmp_path):
@@ -111,6 +123,9 @@ def test_mpich_job_on_the_nic_it_is_given(rail4, mpich_programs, tmp_path):
     assert to_hosts(d, 0) > 10 * BYTES and to_hosts(d, 1) < to_hosts(d, 0) / 100
     d = bw_job(tmp_path, "mpich1", "FI_TCP_IFACE=data1", ("--mpi", "mpich"), prog)
     assert to_hosts(d, 1) > 10 * BYTES and to_hosts(d, 0) < to_hosts(d, 1) / 100
+    d = bw_job(tmp_path, "mpich-mixed", PARITY + "FI_TCP_IFACE=data$n", ("--mpi", "mpich"), prog)
+    assert d["spines"]["bytes"] > (to_hosts(d, 0) + to_hosts(d, 1)) / 5
+    each_host_sent_by(d, lambda n: n % 2)
 
 
 def test_status_counts_per_rail(rail4, tmp_path):
