@@ -101,3 +101,13 @@ def test_report_has_the_per_nic_section_and_unchanged_tables(cli, write_json, tm
     results = [h[h.index('<section id="results">'):] for h in (html, plain_html)]
     results = [h[:h.index("</section>")] for h in results]
     assert results[0] == results[1]
+
+
+def test_names_from_the_file_are_escaped(cli, write_json):
+    doc, _ = with_nics(SLOW_ONE)
+    doc["nics"]["probe"]["nics"][9]["node"] = "nid004\x1b[2J"
+    doc["nics"]["canaries"][0]["nics"][0]["nic"] = "hsn0\x1b]0;x\x07"
+    code, out, err = cli("nodes", write_json(doc))
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert "Slow NICs: nid004" in out
