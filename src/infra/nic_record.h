@@ -5,8 +5,10 @@
  * (python/gpcnet/bind_cli.py): it sets the MPI library's per-process
  * variables and records its choice in GPCNET_NIC (the name) and
  * GPCNET_NIC_INDEX (its place in the node's NIC list: the rail). This file
- * only reads them. Without GPCNET_NIC on any rank nothing here
- * communicates or writes anything: the published run is unchanged.
+ * only reads them. Without GPCNET_NIC on any rank, one MPI_Allreduce of an
+ * int at start-up agrees on that (a rank cannot know the others' variables
+ * otherwise), and nothing else is communicated or written: the published
+ * run's output is unchanged.
  *
  * Per-NIC results: after each canary test, before its published reduction,
  * every rank's own accumulator is also merged over the ranks of its rail
