@@ -63,7 +63,14 @@ void nic_record_init(MPI_Comm world, const nodes_t *nodes, const char *program)
     const char *nic = getenv("GPCNET_NIC");
     const char *index = getenv("GPCNET_NIC_INDEX");
     int bound = nic && nic[0];
+#ifdef SMPI_H
+    /* Simulated ranks share one process, so one environment: each sees the
+     * same GPCNET_NIC. A collective here would only move the simulated
+     * clock, and the values of a SimGrid run with it. */
+    nic_state.active = bound;
+#else
     MPI_Allreduce(&bound, &nic_state.active, 1, MPI_INT, MPI_MAX, world);
+#endif
     if (!nic_state.active)
         return;
     int bad = 0;
