@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "infra/burst_schedule.h"
+#include "infra/option_row.h"
 #include "infra/stats.h"
 
 #define CONGESTOR_DEFAULT_BYTES 4096
@@ -33,7 +34,14 @@ typedef struct {
      * kernel reads it: the loops around the kernels pace them
      * (congestor_pass, burst_iterate), so every kernel is bursty. */
     burst_shape_t burst;
+    /* The kernel's own parameter struct, when its file declares one
+     * (congestor_kernel_t.options): its defaults, or what its options set.
+     * The kernel reads it with CONGESTOR_OWN(p, its struct type). */
+    kernel_params_area_t own;
 } congestor_params_t;
+
+/* The kernel's own parameter struct in p (see .options below). */
+#define CONGESTOR_OWN(p, T) ((const T *)(const void *)(p)->own.bytes)
 
 #define CONGESTOR_PARAMS_DEFAULT                                         \
     ((congestor_params_t){.message_bytes = CONGESTOR_DEFAULT_BYTES, \
@@ -53,6 +61,10 @@ typedef struct congestor_kernel {
     long (*message_bytes)(const congestor_params_t *p);
     int default_mix;  /* one of the four of the default mix */
     int one_sided;    /* makes RMA windows (--fault-probe checks them) */
+    /* Settings of its own: its parameter struct's defaults and the rows of
+     * the options that set it (KERNEL_OPTIONS, infra/option_row.h), as a
+     * canary's (canary.h). Zero: none. */
+    kernel_options_t options;
     /* Iterations per measurement on a communicator of n ranks. */
     int (*iterations_for)(int base, int n);
     void *(*setup)(MPI_Comm comm, const congestor_params_t *p);
@@ -73,6 +85,10 @@ extern const int congestor_kernel_count;
  * 65536. */
 void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
                             size_t len);
+
+/* CONGESTOR_PARAMS_DEFAULT with k's own parameter struct at its
+ * defaults: the block of k's published name. */
+congestor_params_t congestor_params_default(const congestor_kernel_t *k);
 
 /* 512 up to 32 ranks, then max(1, 512 * 32 / n). */
 int congestor_scaled_iterations(int base, int n);

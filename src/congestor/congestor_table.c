@@ -30,6 +30,14 @@ int congestor_scaled_iterations(int base, int n)
     return it < 1 ? 1 : it;
 }
 
+congestor_params_t congestor_params_default(const congestor_kernel_t *k)
+{
+    congestor_params_t p = CONGESTOR_PARAMS_DEFAULT;
+    if (k->options.size)
+        memcpy(p.own.bytes, k->options.defaults, k->options.size);
+    return p;
+}
+
 void congestor_display_name(const congestor_kernel_t *k, const congestor_params_t *p, char *buf,
                             size_t len)
 {

@@ -8,11 +8,17 @@
 #include <stddef.h>
 
 #include "canary/canary.h"
+#include "congestor/congestor.h"
 #include "suite/options.h"
 
-/* Appends every canary kernel's option rows to the option table, in the
- * table's order (option_rows_install). Before options_parse; -1 with one
- * line in err when a kernel's row cannot be taken (a programming error:
+/* Every kernel's declaration, the canaries' then the congestors', in
+ * their tables' order, into sets (at most max); returns how many, or -1
+ * when more than max. */
+int kernel_options_sets(const kernel_options_t **sets, int max);
+
+/* Appends every kernel's option rows to the option table, in that order
+ * (option_rows_install). Before options_parse; -1 with one line in err
+ * when a kernel's row cannot be taken (a programming error:
  * tests/unit/test_option_table.c installs the real kernels). */
 int kernel_options_install(char *err, size_t errlen);
 
@@ -20,5 +26,10 @@ int kernel_options_install(char *err, size_t errlen);
  * and k's own struct as o holds it (its defaults when k declares no
  * options or they are not installed). */
 canary_params_t kernel_options_canary_params(const canary_kernel_t *k, const options_t *o);
+/* The same for congestor k, on the run's shared block (message size,
+ * burst shape). */
+congestor_params_t kernel_options_congestor_params(const congestor_kernel_t *k,
+                                                   const options_t *o,
+                                                   congestor_params_t shared);
 
 #endif

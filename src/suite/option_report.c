@@ -75,8 +75,9 @@ static void config_congestors(json_writer_t *w, const run_t *run)
         jw_object_begin(w, NULL);
         jw_string(w, "id", run->plan->congestors[i].kernel->id);
         char published[64]; /* the name at the published size, as ever */
-        congestor_display_name(run->plan->congestors[i].kernel, &CONGESTOR_PARAMS_DEFAULT,
-                               published, sizeof(published));
+        const congestor_kernel_t *k = run->plan->congestors[i].kernel;
+        const congestor_params_t defaults = congestor_params_default(k);
+        congestor_display_name(k, &defaults, published, sizeof(published));
         jw_string(w, "name", published);
         jw_int(w, "weight", run->plan->weights[i]);
         jw_object_end(w);

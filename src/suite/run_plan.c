@@ -55,12 +55,14 @@ static congestor_params_t congestor_params(const options_t *o)
     return c;
 }
 
-static void add_congestor(run_plan_t *p, const congestor_kernel_t *k, int weight)
+static void add_congestor(run_plan_t *p, const options_t *o, const congestor_kernel_t *k,
+                          int weight)
 {
     int n = p->n_congestors++;
     p->weights[n] = weight;
     p->congestors[n] = (congestor_plan_t){.kernel = k,
-                                          .params = p->congestor_params,
+                                          .params = kernel_options_congestor_params(
+                                              k, o, p->congestor_params),
                                           .weight = weight,
                                           .measurements = p->congestor_measurements,
                                           .base_iterations = p->congestor_iterations,
@@ -83,12 +85,12 @@ static int plan_congestors(run_plan_t *p, const options_t *o)
         for (int i = 0; i < o->n_congestors; i++) {
             const congestor_kernel_t *k = congestor_kernels[o->congestors[i]];
             same = same && o->congestors[i] == i && k->default_mix && o->congestor_weights[i] == 1;
-            add_congestor(p, k, o->congestor_weights[i]);
+            add_congestor(p, o, k, o->congestor_weights[i]);
         }
     } else {
         for (int i = 0; i < congestor_kernel_count; i++)
             if (congestor_kernels[i]->default_mix)
-                add_congestor(p, congestor_kernels[i], 1);
+                add_congestor(p, o, congestor_kernels[i], 1);
     }
     int n_default = 0;
     for (int i = 0; i < congestor_kernel_count; i++)
@@ -126,7 +128,7 @@ void run_plan_build(run_plan_t *p, const options_t *o, program_t program)
         /* The flow list is the traffic: one kernel, the flows. */
         p->flows = 1;
         p->n_congestors = 0;
-        add_congestor(p, &flows_kernel, 1);
+        add_congestor(p, o, &flows_kernel, 1);
     }
     p->repeat = o->repeat;
     p->congestor_sweep = o->congestor_sweep;

@@ -1,7 +1,8 @@
 /* A test-only kernel declaration, as a kernel's file would write it
  * (infra/option_row.h): its parameter struct, its defaults as designated
  * initialisers (one field with no option, to see the whole struct start as
- * its defaults), two option rows and a canary kernel declaring them. Installed after the real kernels'
+ * its defaults), two option rows and a canary kernel declaring them; a
+ * congestor declaring one. Installed after the real kernels'
  * rows by the option tests, so every check of the table covers kernel rows
  * too (test_option_table.c) and the way to the plan is checked
  * (test_kernel_options.c). */
@@ -53,19 +54,49 @@ static const canary_kernel_t fixture_kernel = {
     .options = KERNEL_OPTIONS(fixture_defaults, fixture_rows),
 };
 
-/* The real kernels' rows, then the fixture's; exits on a refusal. */
+/* A congestor declaring one option of its own. */
+typedef struct {
+    long burst_bytes;
+} fixture_congestor_params_t;
+
+static const fixture_congestor_params_t fixture_congestor_defaults = {.burst_bytes = 512};
+
+static const opt_row_t fixture_congestor_rows[] = {
+    {"--fixture-congestor-bytes", NULL, OPT_LT | OPT_NC, OT_LONG,
+     KERNEL_FIELD(fixture_congestor_params_t, burst_bytes, long), .given = OPT_NO_FIELD,
+     .lo = 8, .hi = 1 << 20, .metavar = "N",
+     .help = "its message size (default {default})",
+     .key = "fixture_congestor_bytes", .official = OPT_LT, .config = OPT_LT},
+};
+
+static long fixture_congestor_size(const congestor_params_t *p)
+{
+    return CONGESTOR_OWN(p, fixture_congestor_params_t)->burst_bytes;
+}
+
+static const congestor_kernel_t fixture_congestor = {
+    .id = "fixture_congestor",
+    .label = "Fixture Congestor",
+    .message_bytes = fixture_congestor_size,
+    .options = KERNEL_OPTIONS(fixture_congestor_defaults, fixture_congestor_rows),
+};
+
+/* The real kernels' rows, then the fixtures'; exits on a refusal. */
 static void install_kernel_rows_and_fixture(void)
 {
-    static const kernel_options_t *sets[257];
+    static const kernel_options_t *sets[258];
     char err[256];
     if (kernel_options_install(err, sizeof(err)) != 0) {
         fprintf(stderr, "the kernels' option rows: %s\n", err);
         exit(1);
     }
-    int n = 0;
-    for (int i = 0; i < canary_kernel_count && n < 256; i++)
-        sets[n++] = &canary_kernels[i]->options;
+    int n = kernel_options_sets(sets, 256);
+    if (n < 0) {
+        fprintf(stderr, "too many kernels for the fixture\n");
+        exit(1);
+    }
     sets[n++] = &fixture_kernel.options;
+    sets[n++] = &fixture_congestor.options;
     if (option_rows_install(sets, n, err, sizeof(err)) != 0) {
         fprintf(stderr, "the fixture's option rows: %s\n", err);
         exit(1);

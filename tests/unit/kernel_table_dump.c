@@ -24,7 +24,8 @@ static const char *canary_name(const canary_kernel_t *k)
 static const char *congestor_name(const congestor_kernel_t *k)
 {
     static char name[64];
-    congestor_display_name(k, &CONGESTOR_PARAMS_DEFAULT, name, sizeof(name));
+    const congestor_params_t published = congestor_params_default(k);
+    congestor_display_name(k, &published, name, sizeof(name));
     return name;
 }
 

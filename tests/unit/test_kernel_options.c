@@ -138,6 +138,23 @@ static void plan_params(void)
     p = canary_params_default(&fixture_kernel);
     canary_display_name(&fixture_kernel, &p, name, sizeof(name));
     CHECK(strcmp(name, "Fixture Lat (64 B)") == 0);
+
+    /* A congestor's own struct rides on the run's shared block. */
+    CHECK(parse(&o, PROGRAM_NETWORK_CONGESTOR,
+                (char *[]){"--fixture-congestor-bytes", "2048", "--congestor-bytes", "64", NULL},
+                err) == OPT_RUN);
+    congestor_params_t shared = CONGESTOR_PARAMS_DEFAULT;
+    shared.message_bytes = 64;
+    congestor_params_t c = kernel_options_congestor_params(&fixture_congestor, &o, shared);
+    CHECK(CONGESTOR_OWN(&c, fixture_congestor_params_t)->burst_bytes == 2048);
+    CHECK(c.message_bytes == 64);
+    congestor_display_name(&fixture_congestor, &c, name, sizeof(name));
+    CHECK(strcmp(name, "Fixture Congestor (2048 B)") == 0);
+    c = congestor_params_default(&fixture_congestor);
+    congestor_display_name(&fixture_congestor, &c, name, sizeof(name));
+    CHECK(strcmp(name, "Fixture Congestor (512 B)") == 0);
+    CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-congestor-bytes", "16", NULL},
+                err) == OPT_ERROR);
 }
 
 /* Rows the table cannot take are refused, naming them. */
@@ -167,9 +184,11 @@ static void refusals(void)
         CHECK(option_count() == option_table_count);
     }
     install_kernel_rows_and_fixture();
-    int kernel_rows = 2; /* the fixture's, after the real kernels' */
+    int kernel_rows = 3; /* the fixtures', after the real kernels' */
     for (int i = 0; i < canary_kernel_count; i++)
         kernel_rows += canary_kernels[i]->options.n_rows;
+    for (int i = 0; i < congestor_kernel_count; i++)
+        kernel_rows += congestor_kernels[i]->options.n_rows;
     CHECK(option_count() == option_table_count + kernel_rows);
 }
 
