@@ -374,8 +374,8 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
 int options_non_default(const options_t *o, program_t program, int tests_default,
                         int congestors_default, char *buf, size_t len)
 {
-    const char *keys[64];
-    int n_keys = option_keys(option_official_order, keys, 64), n = 0;
+    const char *keys[OPT_MAX_KEYS];
+    int n_keys = option_keys(option_official_order, keys, OPT_MAX_KEYS), n = 0;
     buf[0] = '\0';
     for (int k = 0; k < n_keys; k++) {
         int differs = 0;

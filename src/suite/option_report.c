@@ -324,8 +324,8 @@ static void show_row(const opt_row_t *r, const options_t *o)
 
 void options_print_settings(const run_t *run)
 {
-    const char *keys[64];
-    int n = option_keys(option_settings_order, keys, 64);
+    const char *keys[OPT_MAX_KEYS];
+    int n = option_keys(option_settings_order, keys, OPT_MAX_KEYS);
     for (int k = 0; k < n; k++) {
         const hook_t *h = hook_of(keys[k]);
         const opt_row_t *r = option_by_key(keys[k]);
@@ -376,8 +376,8 @@ static void config_row(json_writer_t *w, const opt_row_t *r, const options_t *o,
 
 void options_write_config(json_writer_t *w, const run_t *run)
 {
-    const char *keys[64];
-    int n = option_keys(option_config_order, keys, 64);
+    const char *keys[OPT_MAX_KEYS];
+    int n = option_keys(option_config_order, keys, OPT_MAX_KEYS);
     jw_object_begin(w, "config");
     for (int k = 0; k < n; k++) {
         const hook_t *h = hook_of(keys[k]);

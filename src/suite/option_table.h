@@ -44,6 +44,9 @@ void option_rows_defaults(options_t *o);
 extern const char *const option_official_order[];
 extern const char *const option_settings_order[];
 extern const char *const option_config_order[];
+/* Room for every key: the table's, the kernels' rows' (at most 64,
+ * option_rows.c) and the pinned ones that are not options. */
+#define OPT_MAX_KEYS 160
 /* pinned then every other key of the table, once each; returns how many. */
 int option_keys(const char *const *pinned, const char **keys, int max);
 
