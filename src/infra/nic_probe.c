@@ -4,30 +4,10 @@
 #include <stdlib.h>
 
 #include "infra/fatal.h"
+#include "infra/pair_exchange.h"
 #include "infra/pair_rounds.h"
 
 #define TAG_NIC_PROBE 4402
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof(double), by_value);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
-/* Both directions at once: either NIC's slow link slows the pair. */
-static void exchange(char *out, char *in, int partner, MPI_Comm leaders)
-{
-    MPI_Request req[2];
-    MPI_Irecv(in, NIC_PROBE_BYTES, MPI_BYTE, partner, TAG_NIC_PROBE, leaders, &req[0]);
-    MPI_Isend(out, NIC_PROBE_BYTES, MPI_BYTE, partner, TAG_NIC_PROBE, leaders, &req[1]);
-    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-}
 
 double nic_probe_rail(MPI_Comm leaders, int rounds)
 {
@@ -43,15 +23,16 @@ double nic_probe_rail(MPI_Comm leaders, int rounds)
         int partner = pair_rounds_partner(n, r, me);
         if (partner < 0)
             continue;
-        exchange(out, in, partner, leaders); /* untimed: connection set-up */
+        /* untimed: connection set-up */
+        pair_exchange(out, in, NIC_PROBE_BYTES, partner, TAG_NIC_PROBE, leaders);
         for (int i = 0; i < NIC_PROBE_EXCHANGES; i++) {
             double start = MPI_Wtime();
-            exchange(out, in, partner, leaders);
+            pair_exchange(out, in, NIC_PROBE_BYTES, partner, TAG_NIC_PROBE, leaders);
             each[i] = (MPI_Wtime() - start) * 1e6;
         }
-        of_round[taken++] = median(each, NIC_PROBE_EXCHANGES);
+        of_round[taken++] = median_in_place(each, NIC_PROBE_EXCHANGES);
     }
-    double usec = taken ? median(of_round, taken) : NAN;
+    double usec = taken ? median_in_place(of_round, taken) : NAN;
     free(of_round);
     free(out);
     free(in);

@@ -6,33 +6,11 @@
 
 #include "infra/fatal.h"
 #include "infra/nic_record.h"
+#include "infra/pair_exchange.h"
 #include "infra/pair_rounds.h"
 #include "suite/phase_end.h"
 
 #define TAG_NODE_PROBE 4401
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0 .. k-1], k >= 1 (sorts v). */
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof(double), by_value);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
-/* One exchange with the partner: both send and receive at once, so a slow
- * direction (either node's outgoing link) slows the pair. */
-static void exchange(char *out, char *in, int partner, MPI_Comm leaders)
-{
-    MPI_Request req[2];
-    MPI_Irecv(in, NODE_PROBE_BYTES, MPI_BYTE, partner, TAG_NODE_PROBE, leaders, &req[0]);
-    MPI_Isend(out, NODE_PROBE_BYTES, MPI_BYTE, partner, TAG_NODE_PROBE, leaders, &req[1]);
-    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-}
 
 /* This node's time per exchange in every round (usec; NaN: sat out), on
  * the leader of each node; leaders' ranks are node indices. */
@@ -48,15 +26,16 @@ static void probe_rounds(const run_t *run, MPI_Comm leaders, int rounds, double 
         int partner = pair_rounds_partner(n, r, me);
         if (partner < 0)
             continue;
-        exchange(out, in, partner, leaders); /* untimed: first contact, connection set-up */
+        /* untimed: first contact, connection set-up */
+        pair_exchange(out, in, NODE_PROBE_BYTES, partner, TAG_NODE_PROBE, leaders);
         /* The median exchange: a rank descheduled for one exchange (noise
          * on a shared host) does not move it, a slow link slows them all. */
         for (int i = 0; i < NODE_PROBE_EXCHANGES; i++) {
             double start = MPI_Wtime();
-            exchange(out, in, partner, leaders);
+            pair_exchange(out, in, NODE_PROBE_BYTES, partner, TAG_NODE_PROBE, leaders);
             each[i] = (MPI_Wtime() - start) * 1e6;
         }
-        mine[r] = median(each, NODE_PROBE_EXCHANGES);
+        mine[r] = median_in_place(each, NODE_PROBE_EXCHANGES);
     }
     free(out);
     free(in);
@@ -113,7 +92,7 @@ static double median_of_rounds(const double *v, int rounds, double *scratch)
     for (int r = 0; r < rounds; r++)
         if (!isnan(v[r]))
             scratch[k++] = v[r];
-    return k ? median(scratch, k) : NAN;
+    return k ? median_in_place(scratch, k) : NAN;
 }
 
 void node_probe_json(json_writer_t *w, const run_t *run, const void *ctx)
