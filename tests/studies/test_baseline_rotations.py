@@ -9,7 +9,7 @@ import pytest
 
 from gpcnet.cli import main
 from gpcnet.errors import GpcnetError
-from gpcnet.study import document, nodelists, report
+from gpcnet.study import document, nodelists, summary
 
 
 def names(m):
@@ -101,11 +101,11 @@ def _doc(baseline=None, times=None):
 
 
 def test_summary_normalises_to_the_named_baseline():
-    s = report.summarise(_doc("II"))
+    s = summary.summarise(_doc("II"))
     assert s["baseline"] == "II" and s["baseline_median_s"] == 2.0
     assert s["settings"]["II"]["normalised"] == [0.5, 1.0, 2.0]
     assert s["settings"]["I"]["normalised"] == [1.0, 2.0, 3.0]
-    old = report.summarise(_doc())                  # no "baseline": setting I, as before
+    old = summary.summarise(_doc())                  # no "baseline": setting I, as before
     assert old["baseline"] == "I" and old["settings"]["II"]["normalised"] == [0.25, 0.5, 1.0]
 
 
@@ -125,7 +125,7 @@ def test_a_study_with_baseline_ii_normalises_to_ii(tmp_path, capsys, congestor_b
     assert doc["config"]["baseline"] == "II"
     assert sorted({r["offset"] for r in doc["runs"]}) == [0, 1, 2]
     ref = statistics.median(r["wall_s"] for r in doc["runs"] if r["setting"] == "II")
-    s = report.summarise(document.load(tmp_path / "s.json"))
+    s = summary.summarise(document.load(tmp_path / "s.json"))
     assert s["baseline"] == "II" and s["baseline_median_s"] == ref
     assert s["settings"]["II"]["stats"]["median"] == 1.0
     assert s["settings"]["I"]["normalised"] == sorted(r["wall_s"] / ref for r in doc["runs"] if r["setting"] == "I")
