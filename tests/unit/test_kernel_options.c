@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "capture_report.h"
 #include "kernel_option_fixture.h"
 #include "suite/option_report.h"
 #include "suite/run_plan.h"
@@ -78,31 +79,6 @@ static void official(void)
     CHECK(strcmp(names, "fixture_bytes") == 0);
 }
 
-/* What a call writes to stdout, or the config object when w is given. */
-static char *captured(const run_t *run, json_writer_t *w)
-{
-    static char text[16384];
-    FILE *f = tmpfile();
-    if (w) {
-        jw_init(w, f);
-        jw_object_begin(w, NULL);
-        options_write_config(w, run);
-        jw_object_end(w);
-    } else {
-        fflush(stdout);
-        int saved = dup(1);
-        dup2(fileno(f), 1);
-        options_print_settings(run);
-        fflush(stdout);
-        dup2(saved, 1);
-        close(saved);
-    }
-    rewind(f);
-    text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
-    fclose(f);
-    return text;
-}
-
 static void settings_and_config(void)
 {
     static run_t run;
@@ -115,8 +91,9 @@ static void settings_and_config(void)
     run_plan_build(&plan, &run.opt, run.program);
     run.plan = &plan;
     run.nodes.ppn_max = run.nodes.ppn_min = 1;
-    CHECK(strstr(captured(&run, NULL), "\n   fixture message = 256 B\n") != NULL);
-    const char *config = captured(&run, &w);
+    const char *settings = captured(options_print_settings, &run, NULL);
+    CHECK(strstr(settings, "\n   fixture message = 256 B\n") != NULL);
+    const char *config = captured(NULL, &run, &w);
     CHECK(strstr(config, "\"fixture_bytes\": 256") != NULL);
     CHECK(strstr(config, "\"fixture_depth\": 3") != NULL);
     CHECK(strstr(config, "\"non_default\": [\n      \"fixture_bytes\"\n    ],") != NULL);

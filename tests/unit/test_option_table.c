@@ -14,6 +14,7 @@
 #include "check.h"
 #include "suite/option_report.h"
 #include "suite/option_table.h"
+#include "capture_report.h"
 #include "kernel_option_fixture.h"
 
 #define STR_(x) #x
@@ -217,32 +218,6 @@ static void official_check(void)
     /* network_congestor places no canaries: its seed changes no measurement. */
     CHECK(parse2(&o, PROGRAM_NETWORK_CONGESTOR, "--seed", "4", err) == OPT_RUN);
     CHECK(options_non_default(&o, PROGRAM_NETWORK_CONGESTOR, 1, 1, names, 512) == 0);
-}
-
-/* The text a call writes to stdout. */
-static char *captured(void (*write)(const run_t *), const run_t *run, json_writer_t *w)
-{
-    static char text[16384];
-    FILE *f = tmpfile();
-    if (w) {
-        jw_init(w, f);
-        jw_object_begin(w, NULL);
-        options_write_config(w, run);
-        jw_object_end(w);
-    } else {
-        fflush(stdout);
-        int saved = dup(1);
-        dup2(fileno(f), 1);
-        write(run);
-        fflush(stdout);
-        dup2(saved, 1);
-        close(saved);
-    }
-    rewind(f);
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
 }
 
 static void settings_and_config_carry_every_option(void)
