@@ -46,7 +46,7 @@ def _topology(args):
 
 
 def cmd_up(args) -> int:
-    from gpcnet.testbed import launch, netns
+    from gpcnet.testbed import launch, netns, teardown
     topo = _topology(args)          # bad shapes are refused before anything exists
     netns.require_root("gpcnet testbed up")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
@@ -54,7 +54,7 @@ def cmd_up(args) -> int:
         if not args.force:
             raise GpcnetError("a testbed is already up; `gpcnet testbed down` first, "
                               "or `up --force` to replace it")
-        netns.destroy()
+        teardown.destroy()
     try:
         with terminate_as_interrupt():  # SIGTERM/SIGHUP midway: remove what was built, as on Ctrl-C
             netns.create(topo)
@@ -64,11 +64,11 @@ def cmd_up(args) -> int:
                 slurm.start(topo)
     except KeyboardInterrupt as e:
         with ignoring_termination():
-            netns.destroy()
+            teardown.destroy()
         return exit_code(e)
     except BaseException:
         with ignoring_termination():
-            netns.destroy()         # a failed up leaves nothing behind
+            teardown.destroy()         # a failed up leaves nothing behind
         raise
     p = topo.params
     shape = (f"{len(topo.switches) - len(topo.spines)} leaves x {p['hosts_per_leaf']} hosts, "
@@ -87,7 +87,7 @@ def cmd_up(args) -> int:
 
 
 def cmd_down(args) -> int:
-    from gpcnet.testbed import netns
+    from gpcnet.testbed import netns, teardown
     netns.require_root("gpcnet testbed down")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
     if args.if_owner is not None:
@@ -96,7 +96,7 @@ def cmd_down(args) -> int:
             print(f"testbed down: left up (brought up by {up or 'someone without an owner label'}, "
                   f"not {args.if_owner})")
             return 0
-    removed = netns.destroy()
+    removed = teardown.destroy()
     print(f"testbed down: removed {len(removed)} namespaces" if removed else "no testbed was up")
     return 0
 

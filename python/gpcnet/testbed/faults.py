@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import ignoring_termination, terminate_as_interrupt
-from gpcnet.testbed import netns
+from gpcnet.testbed import netns, teardown
 from gpcnet.testbed.topology import Topology, format_rate
 
 KINDS = ("link-down", "flap", "kill-host", "degrade", "loss")
@@ -175,14 +175,14 @@ def _refuse_twice(faults: list, kind: str, target: str) -> None:
 
 
 def _kill_host(topo: Topology, host) -> int:
-    pids = netns.processes_inside([host.ns])
+    pids = teardown.processes_inside([host.ns])
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     end = time.monotonic() + 10
-    while time.monotonic() < end and netns.processes_inside([host.ns]):
+    while time.monotonic() < end and teardown.processes_inside([host.ns]):
         time.sleep(0.05)
     return len(pids)
 
