@@ -17,7 +17,15 @@ pacing: network_congestor with --burst-intensity F alone (one ON period
   full rate is the mean per-rank bandwidth at F over that at 1 (the
   congestor JSON's mib_s_per_rank); achieved / requested = share / F.
 
-Both print the exact command of every run. Run them under the team's MPI
+contrast: network_load_test with --burst 200ms,300ms --burst-intensity 1
+  --timeline, rr_two_sided_lat only, --pairs runs per seed: per run the
+  ratio of the canary's Avg during bursts to its Avg between them (the
+  timeline's phases), and over the runs their geometric mean with the
+  same sign-flip chance interval. On emulated nodes the ratio measures
+  how the host shares its cores as much as the network, which is why the
+  test suite does not assert it (tests/integration/test_bursts.py).
+
+All print the exact command of every run. Run them under the team's MPI
 lock on a shared host; Open MPI is launched with --oversubscribe and
 mpi_yield_when_idle 1 (10 ranks on a few cores).
 """
@@ -113,13 +121,33 @@ def pacing(a) -> None:
         print(f"{kernel:14} {f:5.2f} {ratios:>30}  ({full})")
 
 
+def contrast(a) -> None:
+    rng = random.Random(12345)
+    logs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in a.seeds:
+            for _ in range(a.pairs):
+                args = ["--seed", str(seed), "--tests", "rr_two_sided_lat", "--time-limit", "2.5",
+                        "--congestor-measurements", "4", "--congestor-iterations", "64",
+                        "--burst", "200ms,300ms", "--burst-intensity", "1", "--timeline"]
+                (rec,) = run(a.build, a.np, "network_load_test", args, Path(tmp))["timeline"]
+                ratio = rec["during_bursts"]["avg"] / rec["between_bursts"]["avg"]
+                print(f"  seed {seed}: during/between {ratio:.3f}", flush=True)
+                logs.append(math.log(ratio))
+    mean = statistics.fmean(logs)
+    flips = sorted(sign_flips(logs, 4000, rng))
+    lo, hi = flips[int(0.025 * len(flips))], flips[int(0.975 * len(flips)) - 1]
+    print(f"\nduring/between Avg, geometric mean of {len(logs)} runs: {math.exp(mean):.3f}"
+          f" (chance 95%: {math.exp(lo):.3f}-{math.exp(hi):.3f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("timeline-overhead", "pacing"))
+    ap.add_argument("what", choices=("timeline-overhead", "pacing", "contrast"))
     ap.add_argument("--build", type=Path, default=REPO / "build")
     ap.add_argument("--np", type=int, default=10, help="ranks, one per emulated node (10)")
     ap.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2])
-    ap.add_argument("--pairs", type=int, default=3, help="A/B pairs per seed (timeline-overhead)")
+    ap.add_argument("--pairs", type=int, default=3, help="A/B pairs per seed (timeline-overhead), runs per seed (contrast)")
     ap.add_argument("--kernels", type=lambda s: s.split(","), default=["p2p_incast", "a2a"])
     ap.add_argument("--intensities", type=lambda s: [float(x) for x in s.split(",")],
                     default=[0.25, 0.5])
@@ -127,7 +155,7 @@ def main() -> None:
     a = ap.parse_args()
     if a.pairs < 1 or a.np < 2 or a.duration <= 0 or not all(0 < f < 1 for f in a.intensities):
         ap.error("--pairs >= 1, --np >= 2, --duration > 0, intensities in (0, 1)")
-    timeline_overhead(a) if a.what == "timeline-overhead" else pacing(a)
+    {"timeline-overhead": timeline_overhead, "pacing": pacing, "contrast": contrast}[a.what](a)
 
 
 if __name__ == "__main__":

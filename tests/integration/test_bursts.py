@@ -1,11 +1,11 @@
 """Bursty congestors and --timeline on emulated nodes
 (docs/experiments.md#bursty-congestion, docs/results-json.md#timeline).
 
-The contrast test uses a big contrast (intensity 1, ON 200 ms, OFF 300 ms,
-the congestors of the default mix): on 2 oversubscribed cores the
-congestors' pauses also hand the canaries the CPU, so the latency during
-bursts is well above the latency between them whatever else runs. The
-other checks are invariants (counts, bounds, agreement), not timings."""
+Every check here is an invariant (counts, bounds, agreement), never a
+timing: whether the canaries' latency is higher during bursts than
+between them depends on how the host's cores are shared (a CPU hog beside
+the suite once made it lower, 558 us during against 589 us between), so
+that contrast is measured by bench/burst_bench.py, not asserted here."""
 import datetime
 import socket
 
@@ -36,19 +36,17 @@ def bursty(harness, tmp_path_factory):
                 "--timeline")
 
 
-def test_latency_during_bursts_exceeds_latency_between(bursty):
+def test_values_are_split_between_the_burst_phases(bursty):
     _, doc = bursty
     (rec,) = doc["timeline"]
     assert rec["table"] == "loaded" and rec["test"] == "rr_two_sided_lat"
     during, between = rec["during_bursts"], rec["between_bursts"]
+    # 2.5 s of 200 ms ON and 300 ms OFF: both phases hold measurements,
+    # and every value is in one phase.
     assert during["values"] > 0 and between["values"] > 0
-    if mpi_harness.MPI == "mpich":
-        # MPICH's ranks poll (yielding after each poll) on 2 shared cores: the
-        # canary's latency is then its share of the cores, which sleeping
-        # congestors in OFF do not reliably raise (CI saw 1.6 during, 1.9
-        # between). The phases are still split and counted.
-        return
-    assert during["avg"] > between["avg"], rec
+    assert all(phase["avg"] > 0.0 and phase["p99"] > 0.0 for phase in (during, between))
+    bins = rec["bins"]
+    assert sum(bins["count"]) == during["values"] + between["values"]
 
 
 def test_every_rank_follows_one_schedule(bursty):
