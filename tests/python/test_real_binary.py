@@ -20,6 +20,11 @@ from gpcnet.load import load, validate
 from gpcnet.parse_text import parse_text
 
 BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build"))
+# Bounded work (a few short measurements, short congestor passes): what is
+# checked is the documents, not the numbers; the default loops took 72 s
+# for one load test beside two CPU hogs.
+SHORT = ["--measurements", "3", "--rings", "4", "--iterations", "20", "--warmup", "5"]
+SHORT_CONGESTORS = ["--congestor-measurements", "4", "--congestor-iterations", "8"]
 
 
 def _binary(name: str) -> Path:
@@ -43,7 +48,7 @@ def _run(binary: Path, ranks: int, args: list, cwd: Path) -> str:
 
 def _check_run(tmp_path: Path, program: str, ranks: int, extra: list, expect_tables: set):
     (tmp_path / "out").mkdir()
-    stdout = _run(_binary(program), ranks, ["--time-limit", "0.1", "--output-dir", "out",
+    stdout = _run(_binary(program), ranks, ["--time-limit", "0.1", *SHORT, "--output-dir", "out",
                                              "--json", "out/run.json", *extra], tmp_path)
     doc = load(tmp_path / "out" / "run.json")
     assert doc["program"] == program and doc["status"] == "complete" and doc["source"] == "run"
@@ -64,7 +69,8 @@ def _check_run(tmp_path: Path, program: str, ranks: int, extra: list, expect_tab
 
 
 def test_network_load_test_end_to_end(tmp_path):
-    doc = _check_run(tmp_path, "network_load_test", 10, ["--emulate-nodes", "1", "--seed", "7"],
+    doc = _check_run(tmp_path, "network_load_test", 10, ["--emulate-nodes", "1", "--seed", "7",
+                                                               *SHORT_CONGESTORS],
                      {"isolated", "loaded"})
     assert [i["test"] for i in doc["impact"]] == doc["config"]["tests"]
     assert len(doc["placement"]["canary_nodes"]) == 2
