@@ -1,13 +1,14 @@
-"""Congestion is real: with the same seed (same canary and congestor
-nodes), the canary latency Congestion Impact on a tapered fat-tree, with
-the two canaries on different leaves, is clearly above the same run on a
-non-blocking star with the same host links, and the tree's uplinks held
-packets back. On 2 busy cores the star's CI alone wanders between ~0.1X
-and ~7X (CPU contention); measured here: star 3.7X, 2.4X; 10:1 fat-tree
-34X, 23X; the same fat-tree untapered 0.9X, 6.7X; with Spack's
-concretizer beside the run, star 4.7X and tree 11.8X. Only the order is
-asserted (a factor of 4 failed on that busy host): the proof that the
-taper congests is the uplinks' overlimits."""
+"""Congestion is real: a load test on a tapered fat-tree, with the two
+canaries on different leaves, makes the tree's uplinks hold packets back
+(their rate limiters' overlimits); untapered (GPCNET_TESTBED_TEST_TAPER=1)
+the uplinks keep up and the test fails. Counters, not latencies: the
+latency Congestion Impact is printed, not asserted. On 2 busy cores a
+non-blocking star's alone wanders between ~0.1X and ~7X (CPU contention);
+measured here: star 3.7X, 2.4X; 10:1 fat-tree 34X, 23X; the same
+fat-tree untapered 0.9X, 6.7X; with Spack's concretizer beside the run,
+star 4.7X and tree 11.8X: a comparison of the two (a factor of 4, later
+only their order) is a ratio of timings, which a CPU hog beside the run
+can swap."""
 import os
 
 import pytest
@@ -50,22 +51,19 @@ def latency_ci(doc) -> float:
     return next(i["avg"] for i in doc["impact"] if i["test"] == "rr_two_sided_lat")
 
 
-def test_tapered_fat_tree_congests_more_than_star(clean, tmp_path):
-    gpcnet("testbed", "up", "--topology", "star", "--host-rate", HOST_RATE)
-    seed = canary_seed(tmp_path)
-    star = load_test(tmp_path / "star", seed, *LOOPS)
-    gpcnet("testbed", "up", "--force", "--topology", "fat-tree", "--host-rate", HOST_RATE,
+def test_tapered_fat_tree_congests_its_uplinks(clean, tmp_path):
+    gpcnet("testbed", "up", "--topology", "fat-tree", "--host-rate", HOST_RATE,
            "--hosts-per-leaf", HOSTS_PER_LEAF, "--taper", TAPER)
+    seed = canary_seed(tmp_path)
     counters = tmp_path / "counters.json"
     (tmp_path / "tree").mkdir()
     gpcnet("testbed", "run", "--timeout", 240, "--counters", counters, "--",
            binary("network_load_test"), "--seed", seed, *LOOPS, "--output-dir", tmp_path / "tree",
            "--quiet", timeout=300)
     tree = load(tmp_path / "tree" / "network_load_test.json")
-    assert tree["placement"]["canary_nodes"] == star["placement"]["canary_nodes"]
-    ci_star, ci_tree = latency_ci(star), latency_ci(tree)
-    print(f"seed {seed}: latency CI star {ci_star:.1f}X, fat-tree taper {TAPER} {ci_tree:.1f}X")
-    assert ci_tree > ci_star, (ci_star, ci_tree)
+    a, b = tree["placement"]["canary_nodes"]
+    assert leaf(a) != leaf(b)
+    print(f"seed {seed}: latency CI on the fat-tree, taper {TAPER}: {latency_ci(tree):.1f}X")
     # The uplinks are where it happened: the rate limiter held packets back there.
     up = [p for p in load(counters)["delta"]["ports"].values() if p["tier"] in ("uplink", "downlink")]
     assert sum(p["overlimits"] for p in up) > 0
