@@ -19,6 +19,11 @@ of its own and does not load tests/conftest.py.
   (part of `pip install -e 'python[test]'`): a test that runs over fails as
   "Timeout (>N s)" under its own name and the run goes on. `--timeout N` or
   PYTEST_TIMEOUT replace the default.
+- SIGTERM and SIGHUP (a CI runner's cancel, a killed terminal, `kill`) end
+  the run as Ctrl-C does: fixtures and context managers unwind (a
+  throw-away user is removed, a testbed the run brought up is taken down)
+  and the session's processes are reaped, where the default action would
+  end Python at once and leave them.
 - GPCNET_BUILD_DIR is made absolute once, so a relative build directory
   means the same thing in every test, whatever directory it runs in, and
   matches /proc/PID/exe.
@@ -89,8 +94,24 @@ def reap(key: str, value: str) -> list:
     return pids
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def end_as_by_ctrl_c() -> None:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, where
+    nobody set a handler of their own: pytest then unwinds as at Ctrl-C."""
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _interrupt)
+
+
 class ProcessGuard:
     def __init__(self):
+        end_as_by_ctrl_c()
         self.session = str(os.getpid())
         self.count = 0
         os.environ[SESSION_MARK] = self.session

@@ -67,3 +67,59 @@ def test_guard_reaps_children_and_times_out_by_name(tmp_path):
     assert "test_after_the_timeout_still_runs PASSED" in out
     child = int(pid_file.read_text())
     assert not alive(child), f"the child {child} of test_leaves_a_child is still running"
+
+
+SIGNALLED = """
+import contextlib, os, time
+from pathlib import Path
+
+import pytest
+
+@contextlib.contextmanager
+def held():
+    try:
+        yield
+    finally:
+        Path(os.environ["UNWOUND"]).write_text("unwound")
+
+@pytest.fixture
+def resource():
+    with held():
+        yield
+
+def test_waits_for_the_signal(resource):
+    Path(os.environ["READY"]).write_text(str(os.getpid()))
+    for _ in range(6000):
+        time.sleep(0.05)
+"""
+
+
+def test_sigterm_unwinds_fixtures_as_ctrl_c_does(tmp_path):
+    """A run ended by SIGTERM (a CI runner's cancel) still runs its
+    fixtures' clean-up (a throw-away user removed, a testbed taken down)."""
+    import signal
+    import time
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_signalled.py").write_text(textwrap.dedent(SIGNALLED))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    ready, unwound = tmp_path / "ready", tmp_path / "unwound"
+    env = dict(os.environ, READY=str(ready), UNWOUND=str(unwound))
+    env.pop("PYTEST_TIMEOUT", None)
+    p = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    try:
+        for _ in range(2400):          # a hang guard of 120 s for the start-up
+            if ready.exists() or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert ready.exists(), p.communicate(timeout=60)[0]
+        p.send_signal(signal.SIGTERM)
+        out = p.communicate(timeout=120)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert unwound.read_text() == "unwound", out
+    assert "KeyboardInterrupt" in out and "signal SIGTERM" in out, out
+    assert p.returncode != 0
