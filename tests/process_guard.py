@@ -94,16 +94,29 @@ def reap(key: str, value: str) -> list:
     return pids
 
 
+_PYTEST_PID = os.getpid()
+
+
 def _interrupt(signum, frame):
+    if os.getpid() != _PYTEST_PID:
+        # A child forked from pytest without exec (a testbed host's holder)
+        # inherits this handler: it must die as it would have, not unwind
+        # pytest's stack and run the session's clean-up a second time.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def end_as_by_ctrl_c() -> None:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt in the main thread, where
-    nobody set a handler of their own: pytest then unwinds as at Ctrl-C."""
+    """SIGTERM and SIGHUP raise KeyboardInterrupt in pytest's main thread,
+    where nobody set a handler of their own: pytest then unwinds as at
+    Ctrl-C. Forked children keep the default action."""
     import threading
+    global _PYTEST_PID
     if threading.current_thread() is not threading.main_thread():
         return
+    _PYTEST_PID = os.getpid()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) == signal.SIG_DFL:
             signal.signal(sig, _interrupt)

@@ -123,3 +123,38 @@ def test_sigterm_unwinds_fixtures_as_ctrl_c_does(tmp_path):
     assert unwound.read_text() == "unwound", out
     assert "KeyboardInterrupt" in out and "signal SIGTERM" in out, out
     assert p.returncode != 0
+
+
+FORKED = """
+import os, signal, time
+
+def test_a_forked_child_dies_by_sigterm():
+    pid = os.fork()
+    if pid == 0:          # a fork without exec, as pyroute2's netns helpers are
+        try:
+            for _ in range(1200):
+                time.sleep(0.05)
+        finally:
+            os._exit(3)   # reached only if SIGTERM unwound the child instead of ending it
+    time.sleep(0.2)
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status
+"""
+
+
+def test_sigterm_to_a_fork_of_pytest_still_ends_it(tmp_path):
+    """The handler is pytest's alone: a child forked from it without exec
+    (pyroute2's namespace helpers) dies by SIGTERM as before. When it
+    unwound instead, it ran the session's clean-up a second time, and took
+    a testbed down under the tests still using it."""
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_forked.py").write_text(textwrap.dedent(FORKED))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    env = dict(os.environ)
+    env.pop("PYTEST_TIMEOUT", None)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0 and "1 passed" in out, out
+    assert "KeyboardInterrupt" not in out, out

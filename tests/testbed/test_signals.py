@@ -27,6 +27,7 @@ def test_signal_midway_through_up_leaves_nothing(clean, monkeypatch, capsys, sig
     # Ctrl-C as at a terminal: Python ignores SIGINT from the start when it
     # was started ignored (a background job of a shell without job control).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    term_before = signal.getsignal(signal.SIGTERM)   # the test run's own (tests/process_guard.py)
     try:
         code = cli.main(["testbed", "up", "--hosts", "6"])
     finally:
@@ -35,4 +36,4 @@ def test_signal_midway_through_up_leaves_nothing(clean, monkeypatch, capsys, sig
     assert len(calls) == 2, "the signal stopped the build where it was sent"
     assert our_namespaces() == []
     assert not STATE_DIR.exists()
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+    assert signal.getsignal(signal.SIGTERM) is term_before  # handlers restored
