@@ -233,6 +233,13 @@ def normal_user():
         yield user, tool_bin
 
 
+def _owned_in_tmp(uid: int) -> list:
+    """The entries directly under /tmp owned by uid."""
+    out = subprocess.run(["find", "/tmp", "-mindepth", "1", "-maxdepth", "1", "-uid", str(uid)],
+                         capture_output=True, text=True, timeout=120).stdout
+    return out.split()
+
+
 @pytest.mark.parametrize("block", [grouped(b, "normal-user") for b in BLOCKS
                                    if b.cls in RUNNABLE and "root" not in b.options])
 def test_example_runs_as_a_normal_user(block, normal_user):
@@ -253,11 +260,12 @@ def test_example_runs_as_a_normal_user(block, normal_user):
         as_user = ["runuser", "-u", normal_user.pw_name, "--", "env", "-i",
                    *(f"{k}={v}" for k, v in env.items())]
         git = ["runuser", "-u", normal_user.pw_name, "--", "env", f"HOME={home}", *GIT]
+        # What /tmp already held of this uid is not the block's: a killed
+        # earlier run's user may have had the same (reused) uid.
+        before = set(_owned_in_tmp(normal_user.pw_uid))
         run_and_check(block, as_user + command(block), where, env=None, git=git)
         # Nothing the user wrote is left outside its own directory.
-        strays = subprocess.run(["find", "/tmp", "-maxdepth", "1", "-user", normal_user.pw_name],
-                                capture_output=True, text=True).stdout.split()
-        strays = [p for p in strays if Path(p) != base]
+        strays = [p for p in _owned_in_tmp(normal_user.pw_uid) if Path(p) != base and p not in before]
         assert not strays, f"{block.name} left files of its user in /tmp: {strays}"
     finally:
         subprocess.run(["pkill", "-KILL", "-u", normal_user.pw_name], capture_output=True)
