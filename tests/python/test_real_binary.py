@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from mpi_harness import QUICK_CONGESTORS, QUICK_LOOPS
 from gpcnet.cli import main
 from gpcnet.load import load, validate
 from gpcnet.parse_text import parse_text
@@ -23,8 +24,7 @@ BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build"))
 # Bounded work (a few short measurements, short congestor passes): what is
 # checked is the documents, not the numbers; the default loops took 72 s
 # for one load test beside two CPU hogs.
-SHORT = ["--measurements", "3", "--rings", "4", "--iterations", "20", "--warmup", "5"]
-SHORT_CONGESTORS = ["--congestor-measurements", "4", "--congestor-iterations", "8"]
+SHORT = ["--measurements", "3", *QUICK_LOOPS]
 
 
 def _binary(name: str) -> Path:
@@ -70,7 +70,7 @@ def _check_run(tmp_path: Path, program: str, ranks: int, extra: list, expect_tab
 
 def test_network_load_test_end_to_end(tmp_path):
     doc = _check_run(tmp_path, "network_load_test", 10, ["--emulate-nodes", "1", "--seed", "7",
-                                                               *SHORT_CONGESTORS],
+                                                               *QUICK_CONGESTORS],
                      {"isolated", "loaded"})
     assert [i["test"] for i in doc["impact"]] == doc["config"]["tests"]
     assert len(doc["placement"]["canary_nodes"]) == 2
