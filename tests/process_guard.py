@@ -94,37 +94,29 @@ def reap(key: str, value: str) -> list:
     return pids
 
 
-_PYTEST_PID = os.getpid()
-
-
-def _interrupt(signum, frame):
-    if os.getpid() != _PYTEST_PID:
-        # A child forked from pytest without exec (a testbed host's holder)
-        # inherits this handler: it must die as it would have, not unwind
-        # pytest's stack and run the session's clean-up a second time.
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-
-def end_as_by_ctrl_c() -> None:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt in pytest's main thread,
-    where nobody set a handler of their own: pytest then unwinds as at
-    Ctrl-C. Forked children keep the default action."""
+def end_as_by_ctrl_c():
+    """SIGTERM and SIGHUP raise KeyboardInterrupt (gpcnet's Terminated) in
+    pytest's main thread, where nobody set a handler of their own: pytest
+    then unwinds as at Ctrl-C. gpcnet.signals.terminate_as_interrupt keeps
+    the default action for children forked without exec (pyroute2's).
+    Returns the entered context (exited at the session's end), or None."""
     import threading
-    global _PYTEST_PID
     if threading.current_thread() is not threading.main_thread():
-        return
-    _PYTEST_PID = os.getpid()
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(sig) == signal.SIG_DFL:
-            signal.signal(sig, _interrupt)
+        return None
+    if any(signal.getsignal(s) != signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGHUP)):
+        return None
+    try:
+        from gpcnet.signals import terminate_as_interrupt
+    except ImportError:   # the tool not installed: Python's default action stays
+        return None
+    context = terminate_as_interrupt()
+    context.__enter__()
+    return context
 
 
 class ProcessGuard:
     def __init__(self):
-        end_as_by_ctrl_c()
+        self.signals = end_as_by_ctrl_c()
         self.session = str(os.getpid())
         self.count = 0
         os.environ[SESSION_MARK] = self.session
@@ -169,6 +161,8 @@ class ProcessGuard:
 
     def pytest_unconfigure(self, config):
         reap(SESSION_MARK, self.session)
+        if self.signals is not None:
+            self.signals.__exit__(None, None, None)
 
 
 def ctrl_c_as_at_a_terminal() -> None:
