@@ -72,6 +72,14 @@ def sign_flips(logs: list, draws: int, rng: random.Random) -> list:
             for _ in range(draws)]
 
 
+def chance_interval(logs: list, rng: random.Random) -> tuple:
+    """The mean of the log ratios, the central 95% of it under sign flips,
+    and the sorted flips."""
+    flips = sorted(sign_flips(logs, 4000, rng))
+    return (statistics.fmean(logs), flips[int(0.025 * len(flips))],
+            flips[int(0.975 * len(flips)) - 1], flips)
+
+
 def timeline_overhead(a) -> None:
     rng = random.Random(12345)
     logs: dict = {}
@@ -89,9 +97,7 @@ def timeline_overhead(a) -> None:
     print(f"\n{'table':9} {'canary':22} {'ratio':>7} {'chance 95%':>17} {'p':>6}  (pairs {a.pairs}"
           f" x seeds {','.join(map(str, a.seeds))})")
     for (table, test), values in sorted(logs.items()):
-        mean = statistics.fmean(values)
-        flips = sorted(sign_flips(values, 4000, rng))
-        lo, hi = flips[int(0.025 * len(flips))], flips[int(0.975 * len(flips)) - 1]
+        mean, lo, hi, flips = chance_interval(values, rng)
         p = sum(abs(f) >= abs(mean) - 1e-15 for f in flips) / len(flips)
         print(f"{table:9} {test:22} {math.exp(mean):7.4f} {math.exp(lo):8.4f}-{math.exp(hi):<8.4f}"
               f" {p:6.3f}")
@@ -134,9 +140,7 @@ def contrast(a) -> None:
                 ratio = rec["during_bursts"]["avg"] / rec["between_bursts"]["avg"]
                 print(f"  seed {seed}: during/between {ratio:.3f}", flush=True)
                 logs.append(math.log(ratio))
-    mean = statistics.fmean(logs)
-    flips = sorted(sign_flips(logs, 4000, rng))
-    lo, hi = flips[int(0.025 * len(flips))], flips[int(0.975 * len(flips)) - 1]
+    mean, lo, hi, _ = chance_interval(logs, rng)
     print(f"\nduring/between Avg, geometric mean of {len(logs)} runs: {math.exp(mean):.3f}"
           f" (chance 95%: {math.exp(lo):.3f}-{math.exp(hi):.3f})")
 

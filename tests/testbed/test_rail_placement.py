@@ -25,9 +25,9 @@ LOOPS = ["--tests", "rr_two_sided_lat", "--time-limit", "60", "--measurements", 
          "--congestors", "a2a", "--canary-fraction", "0.5", "--seed", "1"]
 
 
-def run(tmp_path, placement, i):
-    out = tmp_path / f"{placement}{i}"
-    counters = tmp_path / f"{placement}{i}.json"
+def run(tmp_path, placement):
+    out = tmp_path / placement
+    counters = tmp_path / f"{placement}.json"
     gpcnet("testbed", "run", "--placement", placement, "--timeout", 300, "--counters", counters, "--",
            binary("network_load_test"), *LOOPS, "--output-dir", out, "--quiet", timeout=360)
     doc = load(out / "network_load_test.json")
@@ -52,7 +52,7 @@ def check_mechanism(placement, delta):
 def test_cross_rail_congests_the_spine_same_rail_does_not(rail4, tmp_path):
     seen, canaries = {}, set()
     for placement in ("same-rail", "cross-rail"):
-        ci, delta, nodes = run(tmp_path, placement, 0)
+        ci, delta, nodes = run(tmp_path, placement)
         check_mechanism(placement, delta)
         seen[placement] = ci
         canaries.add(tuple(nodes))
