@@ -103,13 +103,16 @@ def end_as_by_ctrl_c():
     import threading
     if threading.current_thread() is not threading.main_thread():
         return None
-    if any(signal.getsignal(s) != signal.SIG_DFL for s in (signal.SIGTERM, signal.SIGHUP)):
+    # Each signal only where nobody set it: under nohup SIGHUP stays ignored
+    # and SIGTERM is still caught.
+    signums = tuple(s for s in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(s) == signal.SIG_DFL)
+    if not signums:
         return None
     try:
         from gpcnet.signals import terminate_as_interrupt
     except ImportError:   # the tool not installed: Python's default action stays
         return None
-    context = terminate_as_interrupt()
+    context = terminate_as_interrupt(signums)
     context.__enter__()
     return context
 
