@@ -3,6 +3,8 @@ The batch example of docs/running.md runs for real; so do direct launch
 with srun (PMIx), sbatch with srun inside, and the README's srun lines,
 their node counts scaled to the testbed."""
 import re
+import subprocess
+import warnings
 
 import pytest
 
@@ -124,10 +126,37 @@ SCALED = {"-N": "10", "--ntasks-per-node=1": "--ntasks-per-node=1",
           "--ntasks-per-node=64": "--ntasks-per-node=2"}
 
 
-# This test once lost a rank at start-up now and then (a segmentation fault
-# in MPI_Init, exit 139): Slurm's PMIx plugin ran MPI_Init's two fences with
-# different algorithms; the testbed's mpi.conf now sets one
-# (docs/testbed.md#slurm).
+def died_in_start_up(p) -> bool:
+    """The job ended by a rank's segmentation fault before the program
+    printed its first line: the start-up race of Open MPI 4.1 under Slurm
+    22.05's PMIx fences (a rank still in MPI_Init's first fence receives a
+    peer's first message and its TCP BTL calls a receive handler not yet
+    registered; docs/running.md#slurm-on-the-testbed)."""
+    return (p.returncode != 0 and "Test with" not in p.stdout
+            and re.search(r"srun: error: \S+: task \d+: Segmentation fault", p.stderr) is not None)
+
+
+CRASH_IN_INIT = """[node09:12404] *** Process received signal ***
+[node09:12404] Signal: Segmentation fault (11)
+srun: error: node09: task 16: Segmentation fault
+srun: error: node09: task 17: Killed
+"""
+
+
+@pytest.mark.no_root_needed
+@pytest.mark.parametrize("returncode,stdout,stderr,retried", [
+    (139, "", CRASH_IN_INIT, True),                                   # CI, 2026-11-28
+    (139, "NetworkLoad Tests v0.1.0\n  Test with 20 MPI ranks (10 nodes)\n", CRASH_IN_INIT,
+     False),                                                          # crashed after start-up
+    (1, "", "srun: error: node03: task 4: Exited with exit code 1\n", False),
+    (124, "", "srun: Job step aborted\n", False),                     # a stop
+    (0, "", CRASH_IN_INIT, False),
+])
+def test_only_a_start_up_crash_is_run_again(returncode, stdout, stderr, retried):
+    p = subprocess.CompletedProcess([], returncode, stdout, stderr)
+    assert died_in_start_up(p) is retried
+
+
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_readme_srun_lines(slurm10, tmp_path, index):
     words = readme_srun_lines()[index]
@@ -135,7 +164,6 @@ def test_readme_srun_lines(slurm10, tmp_path, index):
     scaled = ["srun", "-N", SCALED["-N"], SCALED[words[3]]] + words[4:]
     ppn = int(scaled[3].split("=")[1])
     assert scaled[4] == "./network_load_test"
-    (tmp_path / "network_load_test").symlink_to(binary("network_load_test"))
     # Short loops appended (the README's lines run the published 10 s tests).
     short = ["--tests", "rr_two_sided_lat", "--time-limit", "0.2", "--measurements", "2",
              "--rings", "2", "--iterations", "4", "--warmup", "1",
@@ -143,11 +171,23 @@ def test_readme_srun_lines(slurm10, tmp_path, index):
     # A stop mid-run fails the test: ranks once left MPI_Finalize's fence
     # early under srun and the job hung; the programs now end with a
     # barrier (docs/running.md#slurm-on-the-testbed).
-    p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", *scaled, *short,
-               timeout=200, cwd=tmp_path, check=False)
+    def run(job_dir):
+        job_dir.mkdir()
+        (job_dir / "network_load_test").symlink_to(binary("network_load_test"))
+        return job_dir, gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", *scaled,
+                               *short, timeout=200, cwd=job_dir, check=False)
+    job_dir, p = run(tmp_path / "first")
+    if died_in_start_up(p):
+        # That race is Open MPI's and Slurm's, not the line's, and rare
+        # (2 in 296 runs beside two CPU hogs): one more try, in a fresh
+        # directory, said in a warning; a second start-up crash, or any
+        # other failure, fails the test.
+        warnings.warn(f"a rank crashed in MPI_Init under srun; running once more:\n"
+                      f"{p.stderr[-1500:]}")
+        job_dir, p = run(tmp_path / "again")
     assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     assert "Network Tests running with Congestion Tests - Key Results" in p.stdout, p.stderr[-2000:]
-    doc = load(tmp_path / "network_load_test.json")
+    doc = load(job_dir / "network_load_test.json")
     env = doc["environment"]
     assert (env["ranks"], env["nodes"], env["hosts"]) == (10 * ppn, 10, 10)
     assert sorted(doc["placement"]["all_nodes"]) == HOSTS
