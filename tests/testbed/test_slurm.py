@@ -65,16 +65,47 @@ def edge_bytes(counters) -> dict:
     return {k.split("/")[1]: p["bytes"] for k, p in ports.items() if p["tier"] == "edge"}
 
 
+def died_in_start_up(p) -> bool:
+    """The job ended by a rank's segmentation fault before the program
+    printed its first line: the start-up race of Open MPI 4.1 under Slurm
+    22.05's PMIx fences (a rank still in MPI_Init's first fence receives a
+    peer's first message and its TCP BTL calls a receive handler not yet
+    registered; docs/running.md#slurm-on-the-testbed)."""
+    return (p.returncode != 0 and "Test with" not in p.stdout
+            and re.search(r"srun: error: \S+: task \d+: Segmentation fault", p.stderr) is not None)
+
+
+def srun_job(tmp_path, command_in):
+    """Run command_in(job_dir) (a gpcnet testbed run of an Open MPI job
+    under srun) in tmp_path/first; after a start-up crash (above), once
+    more in tmp_path/again, with a warning: that race is Open MPI's and
+    Slurm's, not the job's, and rare (2 in 296 runs beside two CPU hogs).
+    A second start-up crash, or any other failure, is the test's to judge.
+    Returns the job's directory and its CompletedProcess."""
+    job_dir = tmp_path / "first"
+    job_dir.mkdir()
+    p = command_in(job_dir)
+    if died_in_start_up(p):
+        warnings.warn(f"a rank crashed in MPI_Init under srun; running once more:\n"
+                      f"{p.stderr[-1500:]}")
+        job_dir = tmp_path / "again"
+        job_dir.mkdir()
+        p = command_in(job_dir)
+    return job_dir, p
+
+
 def test_srun_direct_launch_across_4_hosts(slurm10, tmp_path):
     """srun starts the ranks itself (no mpirun), through PMIx (the
     testbed's MpiDefault); their traffic crosses the data fabric's switch
     ports of the 4 hosts used, and only those."""
-    counters = tmp_path / "counters.json"
-    p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 120, "--counters", counters,
-               "--", "srun", "--mpi=pmix", "-N", 4, "--ntasks-per-node=1", binary("network_test"),
-               *QUICK, "--output-dir", tmp_path, timeout=180)
+    job_dir, p = srun_job(tmp_path, lambda d: gpcnet(
+        "testbed", "run", "--no-mpi", "--timeout", 120, "--counters", d / "counters.json",
+        "--", "srun", "--mpi=pmix", "-N", 4, "--ntasks-per-node=1", binary("network_test"),
+        *QUICK, "--output-dir", d, timeout=180, check=False))
+    assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}"
     assert "Test with 4 MPI ranks (4 nodes)" in p.stdout, p.stdout[-2000:] + p.stderr[-2000:]
-    doc = load(tmp_path / "network_test.json")
+    counters = job_dir / "counters.json"
+    doc = load(job_dir / "network_test.json")
     env = doc["environment"]
     assert (env["ranks"], env["nodes"], env["hosts"]) == (4, 4, 4)
     assert env["hostname"] == "node01" and doc["status"] == "complete"
@@ -126,16 +157,6 @@ SCALED = {"-N": "10", "--ntasks-per-node=1": "--ntasks-per-node=1",
           "--ntasks-per-node=64": "--ntasks-per-node=2"}
 
 
-def died_in_start_up(p) -> bool:
-    """The job ended by a rank's segmentation fault before the program
-    printed its first line: the start-up race of Open MPI 4.1 under Slurm
-    22.05's PMIx fences (a rank still in MPI_Init's first fence receives a
-    peer's first message and its TCP BTL calls a receive handler not yet
-    registered; docs/running.md#slurm-on-the-testbed)."""
-    return (p.returncode != 0 and "Test with" not in p.stdout
-            and re.search(r"srun: error: \S+: task \d+: Segmentation fault", p.stderr) is not None)
-
-
 CRASH_IN_INIT = """[node09:12404] *** Process received signal ***
 [node09:12404] Signal: Segmentation fault (11)
 srun: error: node09: task 16: Segmentation fault
@@ -172,19 +193,10 @@ def test_readme_srun_lines(slurm10, tmp_path, index):
     # early under srun and the job hung; the programs now end with a
     # barrier (docs/running.md#slurm-on-the-testbed).
     def run(job_dir):
-        job_dir.mkdir()
         (job_dir / "network_load_test").symlink_to(binary("network_load_test"))
-        return job_dir, gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", *scaled,
-                               *short, timeout=200, cwd=job_dir, check=False)
-    job_dir, p = run(tmp_path / "first")
-    if died_in_start_up(p):
-        # That race is Open MPI's and Slurm's, not the line's, and rare
-        # (2 in 296 runs beside two CPU hogs): one more try, in a fresh
-        # directory, said in a warning; a second start-up crash, or any
-        # other failure, fails the test.
-        warnings.warn(f"a rank crashed in MPI_Init under srun; running once more:\n"
-                      f"{p.stderr[-1500:]}")
-        job_dir, p = run(tmp_path / "again")
+        return gpcnet("testbed", "run", "--no-mpi", "--timeout", 150, "--", *scaled, *short,
+                      timeout=200, cwd=job_dir, check=False)
+    job_dir, p = srun_job(tmp_path, run)
     assert p.returncode == 0, f"exit {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     assert "Network Tests running with Congestion Tests - Key Results" in p.stdout, p.stderr[-2000:]
     doc = load(job_dir / "network_load_test.json")
