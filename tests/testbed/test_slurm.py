@@ -178,6 +178,28 @@ def test_only_a_start_up_crash_is_run_again(returncode, stdout, stderr, retried)
     assert died_in_start_up(p) is retried
 
 
+@pytest.mark.no_root_needed
+@pytest.mark.parametrize("first,runs,last_dir", [
+    (subprocess.CompletedProcess([], 139, "", CRASH_IN_INIT), 2, "again"),
+    (subprocess.CompletedProcess([], 1, "", "srun: error: node03: task 4: Exited\n"), 1, "first"),
+    (subprocess.CompletedProcess([], 0, "  Test with 4 MPI ranks (4 nodes)\n", ""), 1, "first"),
+])
+def test_srun_job_runs_again_once_in_a_fresh_directory(tmp_path, first, runs, last_dir):
+    seen = []
+
+    def job(d):
+        seen.append(d)
+        return first if len(seen) == 1 else subprocess.CompletedProcess([], 139, "", CRASH_IN_INIT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        job_dir, p = srun_job(tmp_path, job)
+    assert seen == [tmp_path / "first", tmp_path / "again"][:runs]
+    assert job_dir == tmp_path / last_dir and job_dir.is_dir()
+    assert len(caught) == runs - 1
+    # The second run's crash is returned for the test to fail on, not run again.
+    assert p.returncode == (139 if runs == 2 else first.returncode)
+
+
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_readme_srun_lines(slurm10, tmp_path, index):
     words = readme_srun_lines()[index]
