@@ -30,6 +30,7 @@ of its own and does not load tests/conftest.py.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -99,7 +100,7 @@ def end_as_by_ctrl_c():
     pytest's main thread, where nobody set a handler of their own: pytest
     then unwinds as at Ctrl-C. gpcnet.signals.terminate_as_interrupt keeps
     the default action for children forked without exec (pyroute2's).
-    Returns the entered context (exited at the session's end), or None."""
+    Returns an ExitStack holding it (closed at the session's end), or None."""
     import threading
     if threading.current_thread() is not threading.main_thread():
         return None
@@ -112,9 +113,9 @@ def end_as_by_ctrl_c():
         from gpcnet.signals import terminate_as_interrupt
     except ImportError:   # the tool not installed: Python's default action stays
         return None
-    context = terminate_as_interrupt(signums)
-    context.__enter__()
-    return context
+    stack = contextlib.ExitStack()
+    stack.enter_context(terminate_as_interrupt(signums))
+    return stack
 
 
 class ProcessGuard:
@@ -165,7 +166,7 @@ class ProcessGuard:
     def pytest_unconfigure(self, config):
         reap(SESSION_MARK, self.session)
         if self.signals is not None:
-            self.signals.__exit__(None, None, None)
+            self.signals.close()
 
 
 def ctrl_c_as_at_a_terminal() -> None:

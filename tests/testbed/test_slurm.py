@@ -82,16 +82,14 @@ def srun_job(tmp_path, command_in):
     Slurm's, not the job's, and rare (2 in 296 runs beside two CPU hogs).
     A second start-up crash, or any other failure, is the test's to judge.
     Returns the job's directory and its CompletedProcess."""
-    job_dir = tmp_path / "first"
-    job_dir.mkdir()
-    p = command_in(job_dir)
-    if died_in_start_up(p):
-        warnings.warn(f"a rank crashed in MPI_Init under srun; running once more:\n"
-                      f"{p.stderr[-1500:]}")
-        job_dir = tmp_path / "again"
+    for name in ("first", "again"):
+        job_dir = tmp_path / name
         job_dir.mkdir()
         p = command_in(job_dir)
-    return job_dir, p
+        if name == "again" or not died_in_start_up(p):
+            return job_dir, p
+        warnings.warn(f"a rank crashed in MPI_Init under srun; running once more:\n"
+                      f"{p.stderr[-1500:]}")
 
 
 def test_srun_direct_launch_across_4_hosts(slurm10, tmp_path):
