@@ -60,6 +60,32 @@ def on_every_host(name: str) -> Path:
     return _shared_copy[0] / name
 
 
+_shared_package = []
+
+
+def python_on_every_host() -> list:
+    """The command that starts this Python with the gpcnet package on every
+    testbed host (`[*python_on_every_host(), "-m", "gpcnet.bind_cli"]`):
+    the package as installed, or (when it lies below a host-private
+    directory, as an editable install of a checkout in /tmp does) a copy of
+    it under /var/tmp on PYTHONPATH, made once per session and removed at
+    its end. Its dependencies stay where the interpreter finds them."""
+    import sys
+    import gpcnet
+    package = Path(gpcnet.__file__).resolve().parent
+    if not host_private(package):
+        return [sys.executable]
+    if not _shared_package:
+        import atexit
+        import tempfile
+        d = Path(tempfile.mkdtemp(prefix="gpcnet-test-python-", dir="/var/tmp"))
+        d.chmod(0o755)
+        atexit.register(shutil.rmtree, d, True)
+        shutil.copytree(package, d / "gpcnet", ignore=shutil.ignore_patterns("__pycache__"))
+        _shared_package.append(d)
+    return ["env", f"PYTHONPATH={_shared_package[0]}", sys.executable]
+
+
 def built(name: str) -> str:
     """A program of the build, or the test fails saying how to build it."""
     import pytest

@@ -3,8 +3,15 @@ hosts with 2 data NICs each, NIC i on the leaf of rail i. A rank bound to
 NIC 1 moves its bytes through NIC 1's port and none through NIC 0's,
 under Open MPI and under MPICH, and the results JSON says which NIC each
 rank used; with one rank per NIC (round robin) each node slice stays on
-its rail; a NIC the hosts do not have is refused before anything runs."""
+its rail; a NIC the hosts do not have is refused before anything runs.
+A checkout below /tmp (the hosts' own) reaches the hosts as a copy."""
+import shutil
 import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from mpi_harness import python_on_every_host
 
 from conftest import QUICK, binary, gpcnet, load, make_testbed
 
@@ -19,7 +26,7 @@ def bound_job(tmp_path, name, bind, ppn=1, mpi=(), program=None):
     prog = [str(program or binary("network_test")), "--tests", "rr_two_sided_bw", *QUICK,
             "--output-dir", str(tmp_path / name)]
     p = gpcnet("testbed", "run", *mpi, "--ppn", ppn, "--timeout", 180, "--counters", counters,
-               "--", sys.executable, "-m", "gpcnet.bind_cli", *bind, "--", *prog, timeout=240)
+               "--", *python_on_every_host(), "-m", "gpcnet.bind_cli", *bind, "--", *prog, timeout=240)
     assert f"Test with {4 * ppn} MPI ranks (4 nodes)" in p.stdout, p.stdout[-2000:]
     return load(counters)["delta"], load(tmp_path / name / "network_test.json")
 
@@ -60,7 +67,7 @@ def test_one_rank_per_nic_keeps_every_slice_on_its_rail(rail4, tmp_path):
 
 
 def test_a_nic_the_hosts_lack_is_refused_before_the_program_starts(rail4, tmp_path):
-    p = gpcnet("testbed", "run", "--timeout", 120, "--", sys.executable, "-m", "gpcnet.bind_cli",
+    p = gpcnet("testbed", "run", "--timeout", 120, "--", *python_on_every_host(), "-m", "gpcnet.bind_cli",
                "--nics", "data0,data2", "--", str(binary("network_test")), "--output-dir",
                str(tmp_path / "x"), timeout=180, check=False)
     assert p.returncode != 0
@@ -68,3 +75,25 @@ def test_a_nic_the_hosts_lack_is_refused_before_the_program_starts(rail4, tmp_pa
     assert lines and all("NIC data2 is not on this host" in l for l in lines), p.stderr[-2000:]
     assert any(" on host node0" in l for l in lines)
     assert not (tmp_path / "x" / "network_test.json").exists()
+
+
+@pytest.mark.no_root_needed
+def test_a_package_below_tmp_reaches_the_hosts_as_a_copy(monkeypatch):
+    # An editable install of a checkout in /tmp: the hosts' /tmp is their own.
+    import gpcnet
+    import mpi_harness
+    src = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        (src / "gpcnet" / "__pycache__").mkdir(parents=True)
+        (src / "gpcnet" / "__init__.py").write_text("MARK = 7\n")
+        monkeypatch.setattr(gpcnet, "__file__", str(src / "gpcnet" / "__init__.py"))
+        monkeypatch.setattr(mpi_harness, "_shared_package", [])
+        cmd = python_on_every_host()
+        assert cmd[0] == "env" and cmd[-1] == sys.executable and cmd[1].startswith("PYTHONPATH=/var/tmp/")
+        copy = Path(cmd[1].split("=", 1)[1])
+        assert (copy / "gpcnet" / "__init__.py").read_text() == "MARK = 7\n"
+        assert not (copy / "gpcnet" / "__pycache__").exists()
+        assert python_on_every_host() == cmd  # once per session
+        shutil.rmtree(copy)
+    finally:
+        shutil.rmtree(src)
