@@ -68,6 +68,12 @@ def test_spack_test_run(spack, installed):
     for launcher in launched:
         own = Path(launcher).with_name("mpirun.openmpi")
         assert not own.exists() or Path(launcher) == own, (launcher, "is not Open MPI's own")
+    # Short loops, not only a short time limit (which never cuts a
+    # measurement): the jobs stay short on a busy login node.
+    jobs = [line for line in logs.splitlines() if re.search(r"/(?:mpirun|mpiexec)[^'/]*' '", line)]
+    assert len(jobs) >= 2 * len(installed), logs[-3000:]  # both programs, every build
+    for job in jobs:
+        assert "'--rings' '4' '--iterations' '20'" in job, job
 
 
 @pytest.fixture(scope="module")

@@ -137,6 +137,15 @@ class Gpcnet(CMakePackage):
             os.environ["ASAN_OPTIONS"] = "detect_leaks=0"
         return launcher, args
 
+    # Short loops as well as a short time limit: a measurement is never cut
+    # by the time limit, and one of the default loops (30 rings of 200
+    # iterations) on 10 oversubscribed ranks waits for the scheduler at
+    # every hop. On a busy node (two CPU hogs beside the ranks on 2 cores)
+    # `spack test run` of two builds took 408 s with them, 56 s with these.
+    _SHORT = ("--time-limit", "2", "--measurements", "5",
+              "--rings", "4", "--iterations", "20", "--warmup", "5")
+    _SHORT_CONGESTORS = ("--congestor-measurements", "8", "--congestor-iterations", "8")
+
     def _run_emulated(self, program, ranks, out_dir, extra=()):
         launcher, args = self._mpirun()
         exe = join_path(self.prefix.bin, program)
@@ -144,7 +153,7 @@ class Gpcnet(CMakePackage):
         output = launcher(
             *args, "-np", str(ranks), exe,
             "--emulate-nodes", "1", "--quiet", "--output-dir", out_dir,
-            "--time-limit", "2", "--measurements", "5", "--deadline", "300",
+            *self._SHORT, "--deadline", "300",
             *extra,
             output=str.split, error=str.split,
         )
@@ -175,7 +184,7 @@ class Gpcnet(CMakePackage):
     def test_network_load_test_emulated(self):
         """network_load_test on 10 emulated nodes, short loops, Congestion Impact in the JSON"""
         out, record = self._run_emulated(
-            "network_load_test", 10, "network_load_test_out", ("--congestor-measurements", "8")
+            "network_load_test", 10, "network_load_test_out", self._SHORT_CONGESTORS
         )
         assert "Congestion Impact" in out
         assert [i["test"] for i in record["impact"]] == record["config"]["tests"]
@@ -186,7 +195,7 @@ class Gpcnet(CMakePackage):
         if not self.spec.satisfies("+python"):
             raise SkipTest("built without +python")
         _, record = self._run_emulated(
-            "network_load_test", 10, "tool_input", ("--congestor-measurements", "8")
+            "network_load_test", 10, "tool_input", self._SHORT_CONGESTORS
         )
         gpcnet = which(join_path(self.prefix.bin, "gpcnet"))
         doc = join_path("tool_input", "network_load_test.json")
