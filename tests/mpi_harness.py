@@ -31,7 +31,7 @@ def binary(name: str) -> Path:
 # cluster's other nodes.
 HOST_PRIVATE = ("/tmp", "/dev/shm", "/run")
 PROGRAMS = ("network_test", "network_load_test", "network_congestor")
-_shared_copy = []
+_shared_dirs = {}
 
 
 def host_private(path) -> bool:
@@ -39,28 +39,33 @@ def host_private(path) -> bool:
     return any(real == d or real.startswith(d + "/") for d in HOST_PRIVATE)
 
 
+def _shared_dir(kind: str, fill) -> Path:
+    """A directory under /var/tmp (which every testbed host sees) for
+    `kind`, filled by fill(dir) once per session and removed at its end."""
+    if kind not in _shared_dirs:
+        import atexit
+        import tempfile
+        d = Path(tempfile.mkdtemp(prefix=f"gpcnet-test-{kind}-", dir="/var/tmp"))
+        d.chmod(0o755)
+        atexit.register(shutil.rmtree, d, True)
+        fill(d)
+        _shared_dirs[kind] = d
+    return _shared_dirs[kind]
+
+
 def on_every_host(name: str) -> Path:
     """The build's program `name` at a path every testbed host sees: the
     build itself, or (when the build is below a host-private directory) a
-    copy of the programs in one directory under /var/tmp, made once per
-    session and removed at its end."""
+    copy of the programs in one directory under /var/tmp."""
     path = binary(name)
     if not host_private(path):
         return path
-    if not _shared_copy:
-        import atexit
-        import tempfile
-        d = Path(tempfile.mkdtemp(prefix="gpcnet-test-bin-", dir="/var/tmp"))
-        d.chmod(0o755)
-        atexit.register(shutil.rmtree, d, True)
+
+    def copy_programs(d):
         for program in PROGRAMS:
             if binary(program).exists():
                 shutil.copy2(binary(program), d / program)
-        _shared_copy.append(d)
-    return _shared_copy[0] / name
-
-
-_shared_package = []
+    return _shared_dir("bin", copy_programs) / name
 
 
 def python_on_every_host() -> list:
@@ -68,22 +73,16 @@ def python_on_every_host() -> list:
     testbed host (`[*python_on_every_host(), "-m", "gpcnet.bind_cli"]`):
     the package as installed, or (when it lies below a host-private
     directory, as an editable install of a checkout in /tmp does) a copy of
-    it under /var/tmp on PYTHONPATH, made once per session and removed at
-    its end. Its dependencies stay where the interpreter finds them."""
+    it under /var/tmp on PYTHONPATH. Its dependencies stay where the
+    interpreter finds them."""
     import sys
     import gpcnet
     package = Path(gpcnet.__file__).resolve().parent
     if not host_private(package):
         return [sys.executable]
-    if not _shared_package:
-        import atexit
-        import tempfile
-        d = Path(tempfile.mkdtemp(prefix="gpcnet-test-python-", dir="/var/tmp"))
-        d.chmod(0o755)
-        atexit.register(shutil.rmtree, d, True)
-        shutil.copytree(package, d / "gpcnet", ignore=shutil.ignore_patterns("__pycache__"))
-        _shared_package.append(d)
-    return ["env", f"PYTHONPATH={_shared_package[0]}", sys.executable]
+    d = _shared_dir("python", lambda d: shutil.copytree(
+        package, d / "gpcnet", ignore=shutil.ignore_patterns("__pycache__")))
+    return ["env", f"PYTHONPATH={d}", sys.executable]
 
 
 def built(name: str) -> str:

@@ -63,17 +63,17 @@ def test_spack_test_run(spack, installed):
     # Each MPI is started by its own launcher: in a prefix several MPIs share
     # (Debian's /usr) plain `mpirun` may be another MPI's.
     logs = "".join(p.read_text() for p in (spack.base / "test").rglob("*-test-out.txt"))
-    launched = set(re.findall(r"'(/[^']*/(?:mpirun|mpiexec)[^'/]*)' '", logs))
+    jobs = re.findall(r"'(/[^']*/(?:mpirun|mpiexec)[^'/]*)' '(.*)", logs)   # (launcher, its arguments)
+    launched = {launcher for launcher, _ in jobs}
     assert launched, logs[-3000:]
     for launcher in launched:
         own = Path(launcher).with_name("mpirun.openmpi")
         assert not own.exists() or Path(launcher) == own, (launcher, "is not Open MPI's own")
     # Short loops, not only a short time limit (which never cuts a
     # measurement): the jobs stay short on a busy login node.
-    jobs = [line for line in logs.splitlines() if re.search(r"/(?:mpirun|mpiexec)[^'/]*' '", line)]
     assert len(jobs) >= 2 * len(installed), logs[-3000:]  # both programs, every build
-    for job in jobs:
-        assert "'--rings' '4' '--iterations' '20'" in job, job
+    for _, arguments in jobs:
+        assert "'--rings' '4' '--iterations' '20'" in arguments, arguments
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import mpi_harness
 import pytest
 from mpi_harness import python_on_every_host
 
@@ -81,13 +82,12 @@ def test_a_nic_the_hosts_lack_is_refused_before_the_program_starts(rail4, tmp_pa
 def test_a_package_below_tmp_reaches_the_hosts_as_a_copy(monkeypatch):
     # An editable install of a checkout in /tmp: the hosts' /tmp is their own.
     import gpcnet
-    import mpi_harness
     src = Path(tempfile.mkdtemp(dir="/tmp"))
     try:
         (src / "gpcnet" / "__pycache__").mkdir(parents=True)
         (src / "gpcnet" / "__init__.py").write_text("MARK = 7\n")
         monkeypatch.setattr(gpcnet, "__file__", str(src / "gpcnet" / "__init__.py"))
-        monkeypatch.setattr(mpi_harness, "_shared_package", [])
+        monkeypatch.setattr(mpi_harness, "_shared_dirs", {})
         cmd = python_on_every_host()
         assert cmd[0] == "env" and cmd[-1] == sys.executable and cmd[1].startswith("PYTHONPATH=/var/tmp/")
         copy = Path(cmd[1].split("=", 1)[1])
