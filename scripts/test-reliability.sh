@@ -16,9 +16,11 @@
 #      LeakSanitizer on small jobs; valgrind memcheck on small jobs; a
 #      short fuzzing run.
 #
-#   scripts/test-reliability.sh [--no-install] [--fuzz-seconds N] [--only STEPS]
+#   scripts/test-reliability.sh [--no-install | --install-only] [--fuzz-seconds N] [--only STEPS]
 #
 #   --no-install      do not install anything (fail if something is missing)
+#   --install-only    install what is missing, then stop (scripts/test.sh
+#                     does this first, then runs the rest beside its stages)
 #   --fuzz-seconds N  fuzzing time per target (default 12; 4 targets, 2 at a time)
 #   --only STEPS      comma-separated subset of: build,mpich,simgrid,asan,memory,fuzz
 #
@@ -30,14 +32,17 @@ set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 install=1
+install_only=0
+install_failed=0
 fuzz_seconds=12
 only="build,mpich,simgrid,asan,memory,fuzz"
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-install) install=0; shift ;;
+        --install-only) install_only=1; shift ;;
         --fuzz-seconds) fuzz_seconds="${2:?}"; shift 2 ;;
         --only) only="${2:?}"; shift 2 ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "test-reliability.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -86,10 +91,16 @@ if [ ${#missing[@]} -gt 0 ]; then
               "${missing[@]}"; } </dev/null >"$logs/apt.log" 2>&1 || {
             tail -20 "$logs/apt.log"
             note "installation failed (log: $logs/apt.log)"
+            install_failed=1
         }
     else
         note "missing (not installed: --no-install): ${missing[*]}"
     fi
+fi
+if [ "$install_only" -eq 1 ]; then
+    if [ "$install_failed" -eq 1 ]; then exit 1; fi
+    note "what the steps need is installed; nothing run (--install-only)"
+    exit 0
 fi
 
 # ------------------------------------------------------------- 2. builds
