@@ -10,11 +10,11 @@
 # The whole suite: C unit tests (ctest), MPI integration tests on emulated
 # nodes (Open MPI), the gpcnet Python tool's tests (with a real headless
 # browser), the testbed, packaging, studies, every runnable example of
-# README.md and docs/ as written (tests/docs), then
-# scripts/test-reliability.sh: under MPICH and on the ASan+UBSan Open MPI
-# build the tests of what differs between builds (start-up, one-sided
-# windows, signals and faults, the catalogue), SimGrid, valgrind and a
-# short fuzz run.
+# README.md and docs/ as written (tests/docs), and beside them, from the
+# start, scripts/test-reliability.sh: under MPICH and on the ASan+UBSan
+# Open MPI build the tests of what differs between builds (start-up,
+# one-sided windows, signals and faults, the catalogue), SimGrid, valgrind
+# and a short fuzz run (its output printed at the end).
 # Installs what is missing first (Debian packages through apt-get, with sudo
 # when not root; Python packages with pip): a compiler, CMake, Open MPI, the
 # gpcnet tool with pytest, pytest-timeout, pytest-xdist, Hypothesis and
@@ -125,21 +125,19 @@ run_stage "reliability: installing what it needs" bash scripts/test-reliability.
 rel_t=$SECONDS
 lane_start "$rel_log" bash scripts/test-reliability.sh --no-install
 echo "=== reliability and portability: started beside the next stages (its output at the end)"
-# While the reliability lane runs its MPICH jobs (the first half of its
-# time), the stages with idle time of their own (Spack's one-core set-up,
-# the studies' and the testbed's waits) run; the CPU-bound ones (the
-# integration jobs, the Python tool) come after: beside MPICH's polling
-# ranks they took 2.6 and 5.5 times their time (docs/reliability.md).
+# Two pytest workers where a test spends much of its time waiting (for a
+# --deadline, a launcher, a compiler): one file per worker (module fixtures
+# run once), the testbed's blocks all in one worker (one testbed per machine).
+# Beside the lane's MPICH jobs (its first half) the integration and Python
+# stages take 2.6 and 5.5 times their time alone; the other orders tried
+# were slower (Spack's set-up starved: docs/reliability.md).
+run_stage "MPI integration tests (Open MPI)" pt integration -n 2 --dist loadfile tests/integration
+run_stage "gpcnet Python tool" pt python -n 2 tests/python
+run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
 # Spack: $GPCNET_SPACK_ROOT, else a scratch copy of ../shared/tools/spack (never
 # skipped where it exists; -rs prints any skip reason), else /opt/spack.
 run_stage "packaging: Spack, Benchpark and ReFrame" pt packaging -rs tests/packaging
 run_stage "gpcnet study (co-run, bullies, counters)" studies
-run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed
-# Two pytest workers where a test spends much of its time waiting (for a
-# --deadline, a launcher, a compiler): one file per worker (module fixtures
-# run once), the testbed's blocks all in one worker (one testbed per machine).
-run_stage "MPI integration tests (Open MPI)" pt integration -n 2 --dist loadfile tests/integration
-run_stage "gpcnet Python tool" pt python -n 2 tests/python
 run_stage "security: planted links, hostile input, signals, Hypothesis (docs/security.md)" pt security -n 2 tests/security
 run_stage "docs: every runnable example as written" pt docs -n 2 --dist loadgroup tests/docs
 lane_wait

@@ -28,18 +28,18 @@ def run_to_deadline(jobs, tmp_path, program, np, deadline, *args):
 
 
 def test_deadline_mid_run(jobs, tmp_path):
-    # 8 tests of 2 s at least: the deadline at 9 s comes before the end
-    # (16 s at the earliest) and after the first phase, leaving 7 s for
+    # 8 tests of 5 s at least: the deadline at 20 s comes before the end
+    # (40 s at the earliest) and after the first phase, leaving 15 s for
     # the set-up and the file's write (0.2 s on a quiet host; a loaded one
-    # needs the room).
-    job = run_to_deadline(jobs, tmp_path, "network_test", 4, 9, *SLOW, "--time-limit", "2")
-    assert job.stderr().count("--deadline of 9 s reached: aborting the job; results of "
+    # needs the room, and the whole suite runs this stage beside others).
+    job = run_to_deadline(jobs, tmp_path, "network_test", 4, 20, *SLOW, "--time-limit", "5")
+    assert job.stderr().count("--deadline of 20 s reached: aborting the job; results of "
                               "the finished phases are in") == 1
     doc = read_json_if_any(tmp_path / "network_test.json")
     check_finished_phases_kept(doc, job.stdout(), "network_test")
     assert len(doc["phases"]) < 8
     assert doc["status"] == "aborted"
-    assert doc["abort_reason"] == "deadline: --deadline 9 s reached"
+    assert doc["abort_reason"] == "deadline: --deadline 20 s reached"
     # The step that was running, not one already saved.
     assert doc["aborted_in"].startswith("isolated: "), doc["aborted_in"]
     no_temporary_files(tmp_path)
@@ -55,13 +55,13 @@ def test_deadline_before_the_first_phase(jobs, tmp_path):
 
 
 def test_deadline_during_congestion(jobs, tmp_path):
-    # The 3 isolated tests last 3 s each at least, the 3 loaded ones as
-    # much again: the run cannot end before 18 s, so the deadline at 15 s
-    # ends it, after its first phase, leaving 12 s for the set-up of 10
+    # The 3 isolated tests last 5 s each at least, the 3 loaded ones as
+    # much again: the run cannot end before 30 s, so the deadline at 25 s
+    # ends it, after its first phase, leaving 20 s for the set-up of 10
     # ranks and the file's write (under a second on a quiet host, MPICH's
     # polling included; with 6.5 s MPICH beside another job missed it).
-    job = run_to_deadline(jobs, tmp_path, "network_load_test", 10, 15, *SLOW,
-                          "--time-limit", "3", *TINY_CONGESTORS, "--seed", "3")
+    job = run_to_deadline(jobs, tmp_path, "network_load_test", 10, 25, *SLOW,
+                          "--time-limit", "5", *TINY_CONGESTORS, "--seed", "3")
     doc = read_json_if_any(tmp_path / "network_load_test.json")
     check_finished_phases_kept(doc, job.stdout(), "network_load_test")
     assert doc["phases"][0]["name"] == "isolated:rr_two_sided_lat" and doc["status"] == "aborted"
