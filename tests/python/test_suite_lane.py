@@ -34,11 +34,21 @@ echo started >{tmp_path}/started
     return script
 
 
+def as_at_a_terminal():
+    """preexec_fn: SIGINT and SIGHUP act as at a terminal. A test run
+    started in the background (`cmd &`) or under nohup ignores them from
+    the start, its children inherit that, and a shell cannot trap a signal
+    ignored on entry."""
+    process_guard.ctrl_c_as_at_a_terminal()
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start(script, mark):
     env = dict(os.environ, LANE_TEST_MARK=mark, LANE_GRACE="2")
     return subprocess.Popen(["bash", str(script)], env=env, start_new_session=True,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=as_at_a_terminal)
 
 
 def marked(mark):
