@@ -23,21 +23,24 @@ lane_start() { # log, command...
     lane_pid=$!
 }
 
+lane_gone_within() { # group, seconds: true once no process of the group is left
+    local i
+    for ((i = 0; i < 2 * $2; i++)); do
+        kill -0 -- "-$1" 2>/dev/null || return 0
+        sleep 0.5
+    done
+    return 1
+}
+
 lane_stop() {
     [ -n "$lane_pid" ] || return 0
-    local group="$lane_pid" i
+    local group="$lane_pid"
     lane_pid=""
     kill -TERM -- "-$group" 2>/dev/null || return 0
-    for ((i = 0; i < 2 * ${LANE_GRACE:-60}; i++)); do
-        kill -0 -- "-$group" 2>/dev/null || return 0
-        sleep 0.5
-    done
+    lane_gone_within "$group" "${LANE_GRACE:-60}" && return 0
     kill -KILL -- "-$group" 2>/dev/null
     # SIGKILL is delivered on the way: return when it has been.
-    for ((i = 0; i < 20; i++)); do
-        kill -0 -- "-$group" 2>/dev/null || return 0
-        sleep 0.5
-    done
+    lane_gone_within "$group" 10
     return 0
 }
 

@@ -50,20 +50,22 @@ count() { # stage name, log file: add the pytest/ctest counts of a stage
     failed=$((failed + ${f:-0}))
 }
 stage_failed=0
+stage_result() { # name, log file, exit status, seconds: count and report a stage
+    count "$1" "$2"
+    echo "=== $1: $4 s"
+    if [ "$3" -ne 0 ]; then
+        echo "=== $1: FAILED (exit $3)"
+        stage_failed=1
+        # A stage that died before counting still counts as a failure.
+        grep -Eq '[0-9]+ failed' "$2" || failed=$((failed + 1))
+    fi
+}
 run_stage() { # name, command...
     local name="$1"; shift
     local log t=$SECONDS; log="$(mktemp)"
     echo "=== $name"
     "$@" 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
-    count "$name" "$log"
-    echo "=== $name: $((SECONDS - t)) s"
-    if [ "$rc" -ne 0 ]; then
-        echo "=== $name: FAILED (exit $rc)"
-        stage_failed=1
-        # A stage that died before counting still counts as a failure.
-        grep -Eq '[0-9]+ failed' "$log" || failed=$((failed + 1))
-    fi
+    stage_result "$name" "$log" "${PIPESTATUS[0]}" $((SECONDS - t))
     rm -f "$log"
 }
 
@@ -144,15 +146,9 @@ run_stage "docs: every runnable example as written" pt docs -n 2 --dist loadgrou
 lane_wait
 echo "=== reliability and portability (beside the stages above)"
 cat "$rel_log"
-count "reliability and portability" "$rel_log"
 # Its own time (it may have ended before the stages above).
 rel_s=$(grep -Eo 'total time [0-9]+ s' "$rel_log" | grep -Eo '[0-9]+' | tail -1)
-echo "=== reliability and portability: ${rel_s:-$((SECONDS - rel_t))} s"
-if [ "$lane_rc" -ne 0 ]; then
-    echo "=== reliability and portability: FAILED (exit $lane_rc)"
-    stage_failed=1
-    grep -Eq '[0-9]+ failed' "$rel_log" || failed=$((failed + 1))
-fi
+stage_result "reliability and portability" "$rel_log" "$lane_rc" "${rel_s:-$((SECONDS - rel_t))}"
 
 slowest "$repo"/build-reliability/*.xml
 echo

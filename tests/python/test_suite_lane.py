@@ -64,14 +64,6 @@ def wait_for(what, timeout=GUARD):
     return False
 
 
-def kill_marked(mark):
-    for pid in marked(mark):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130),
                                       (signal.SIGHUP, 129)])
 @pytest.mark.parametrize("lane", ["bash -c 'sleep 600 & sleep 600; wait'",
@@ -88,8 +80,7 @@ def test_stopping_the_suite_stops_the_lane(tmp_path, sig, code, lane):
         # (one where the lane ignores SIGTERM).
         assert wait_for(lambda: (tmp_path / "started").exists() and len(marked(mark)) >= 4), \
             marked(mark)
-        lane_group = int(os.getpgid(next(pid for pid in marked(mark)
-                                         if os.getpgid(pid) != p.pid)))
+        lane_group = os.getpgid(next(pid for pid in marked(mark) if os.getpgid(pid) != p.pid))
         assert lane_group != p.pid
         os.killpg(p.pid, sig)
         out, _ = p.communicate(timeout=GUARD)
@@ -98,7 +89,7 @@ def test_stopping_the_suite_stops_the_lane(tmp_path, sig, code, lane):
     finally:
         if p.poll() is None:
             p.kill()
-        kill_marked(mark)
+        process_guard.reap("LANE_TEST_MARK", mark)
 
 
 def test_the_lane_s_status_and_output_come_back(tmp_path):
@@ -110,7 +101,7 @@ def test_the_lane_s_status_and_output_come_back(tmp_path):
     try:
         out, _ = p.communicate(timeout=GUARD)
     finally:
-        kill_marked(mark)
+        process_guard.reap("LANE_TEST_MARK", mark)
     assert p.returncode == 0, out
     assert "lane exit 3" in out
     assert (tmp_path / "lane.log").read_text().split() == ["to-out", "to-err", "no-stdin"]
