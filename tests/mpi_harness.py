@@ -102,6 +102,31 @@ def launcher(np: int) -> list:
     return [exe, "-n", str(np)]
 
 
+_session_base = []
+
+
+def session_dir_base() -> str:
+    """Where this pytest process's Open MPI jobs keep their session
+    directories: a directory of its own (mode 0700, removed at exit).
+
+    By default every job of a user shares /tmp/ompi.<host>.<uid>: the job
+    that ends last removes it, and a job starting at that moment fails to
+    make its own directory in it ("A call to mkdir was unable to create the
+    desired directory", orte_init's "Error (-1) instead of ORTE_SUCCESS").
+    That was seen once in a whole-suite run, where the reliability stage's
+    pytest runs beside the other stages' (docs/reliability.md, "Bugs found
+    and fixed by this work"). A
+    pytest process starts its jobs one after the other, so with a base of
+    its own no other job removes the directory under one starting."""
+    if not _session_base:
+        import atexit
+        import tempfile
+        d = tempfile.mkdtemp(prefix="gpcnet-ompi-")
+        atexit.register(shutil.rmtree, d, True)
+        _session_base.append(d)
+    return _session_base[0]
+
+
 def mpi_env(extra=None) -> dict:
     env = dict(os.environ)
     env.update(
@@ -112,6 +137,8 @@ def mpi_env(extra=None) -> dict:
         # MPICH: yield the core after one poll (many ranks share 2 cores).
         MPIR_CVAR_POLLS_BEFORE_YIELD="1",
     )
+    if MPI == "openmpi":
+        env.setdefault("OMPI_MCA_orte_tmpdir_base", session_dir_base())
     if extra:
         env.update(extra)
     return env
