@@ -111,15 +111,18 @@ if [ "$quick" -eq 1 ]; then
     [ "$stage_failed" -eq 0 ] && [ "$failed" -eq 0 ]
     exit
 fi
-# The reliability stage runs beside the others, from the start: its time is
-# mostly set by the clock (a --deadline, a --time-limit, the fuzzer's
-# seconds), so beside them it grows little (858 s alone, 1031 s beside
-# them), though its polling ranks slow them. Its tests use no testbed,
-# throw-away user or shared directory of the other stages, and none of
-# them depends on the host's speed
+# The reliability stage runs beside the others, from the start: its time
+# is mostly set by the clock (a --deadline, a --time-limit, the fuzzer's
+# seconds), so beside them it grows little. It runs in a cpu cgroup of
+# its own where one can be made (scripts/lane-lib.sh): MPICH starts each
+# rank in a session of its own, and the scheduler weighed each polling
+# rank as much as the whole suite beside it (the Python tool's stage took
+# 246 s beside MPICH's tests, 93 s with the cgroup, 50 s alone). Its tests
+# use no testbed, throw-away user or shared directory of the other
+# stages, and none of them depends on the host's speed
 # (docs/reliability.md#tests-never-race-the-clock). Its output is kept in
 # a file and printed when the other stages are done; the lane is stopped
-# with the suite (scripts/lane-lib.sh).
+# with the suite.
 . scripts/lane-lib.sh
 lane_traps
 rel_log="$logs/reliability-stage.log"
@@ -127,13 +130,10 @@ rel_log="$logs/reliability-stage.log"
 run_stage "reliability: installing what it needs" bash scripts/test-reliability.sh --install-only
 rel_t=$SECONDS
 lane_start "$rel_log" bash scripts/test-reliability.sh --no-install
-echo "=== reliability and portability: started beside the next stages (its output at the end)"
+echo "=== reliability and portability: started beside the next stages (its output at the end; $lane_cpu)"
 # Two pytest workers where a test spends much of its time waiting (for a
 # --deadline, a launcher, a compiler): one file per worker (module fixtures
 # run once), the testbed's blocks all in one worker (one testbed per machine).
-# Beside the lane's MPICH jobs (its first half) the integration and Python
-# stages take 2.6 and 5.5 times their time alone; the other orders tried
-# were slower (Spack's set-up starved: docs/reliability.md).
 run_stage "MPI integration tests (Open MPI)" pt integration -n 2 --dist loadfile tests/integration
 run_stage "gpcnet Python tool" pt python -n 2 tests/python
 run_stage "testbed (emulated cluster, root)" pt testbed tests/testbed

@@ -106,3 +106,80 @@ def test_the_lane_s_status_and_output_come_back(tmp_path):
     assert "lane exit 3" in out
     assert (tmp_path / "lane.log").read_text().split() == ["to-out", "to-err", "no-stdin"]
     assert marked(mark) == []
+
+
+
+def lane_cgroup_of(pid):
+    """The lane's cgroup named in /proc/PID/cgroup, or None."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        path = line.split(":", 2)[2]
+        if "/gpcnet-lane." in path:
+            return path
+    return None
+
+
+def cgroup_dirs(name):
+    return [p for p in Path("/sys/fs/cgroup").glob(f"**/{name}") if p.is_dir()]
+
+
+def v1_cpu_cgroup_possible():
+    """Whether this process could make a child cgroup in the cgroup v1 cpu
+    hierarchy (where lane-lib.sh makes the lane's first)."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, rel = line.split(":", 2)
+        if "cpu" not in controllers.split(","):
+            continue
+        for root in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):
+            base = Path(root + rel.rstrip("/"))
+            if (base / "cpu.shares").is_file():
+                probe = base / f"gpcnet-probe.{os.getpid()}"
+                try:
+                    probe.mkdir()
+                except OSError:
+                    return False
+                probe.rmdir()
+                return True
+    return False
+
+
+# The lane's main process, and a job of it in a session (and process group)
+# of its own, as MPICH's launcher starts each rank: a signal to the lane's
+# group misses that job. "waited_for": the main process ends, the job does not.
+LANES = {"stopped": "bash -c 'setsid sleep 600 & echo $! >{d}/escaped; wait'",
+         "waited_for": "bash -c 'setsid sleep 600 & echo $! >{d}/escaped'"}
+AFTER = {"stopped": 'echo "cpu: $lane_cpu"; sleep 600',
+         "waited_for": 'echo "cpu: $lane_cpu"; while [ ! -s {d}/escaped ]; do sleep 0.1; done; '
+                       'lane_wait; echo "lane exit $lane_rc"'}
+
+
+@pytest.mark.parametrize("ending", ["stopped", "waited_for"])
+def test_the_lane_is_one_cgroup_and_nothing_of_it_outlives_the_suite(tmp_path, ending):
+    """Where a cpu cgroup can be made, every process of the lane is in the
+    lane's, a session of its own included; what is left in it when the lane
+    ends (a job its pytest did not reap) or is stopped is stopped, and the
+    cgroup removed."""
+    mark = uuid.uuid4().hex
+    escaped_file = tmp_path / "escaped"
+    p = start(driver(tmp_path, LANES[ending].format(d=tmp_path),
+                     after=AFTER[ending].format(d=tmp_path)), mark)
+    try:
+        assert wait_for(lambda: escaped_file.exists() and escaped_file.read_text().strip())
+        escaped = int(escaped_file.read_text())
+        assert os.getsid(escaped) == escaped
+        cgroup = lane_cgroup_of(escaped)
+        if cgroup is None:
+            assert not v1_cpu_cgroup_possible(), "a cgroup could be made, the lane has none"
+            pytest.skip("no cpu cgroup can be made here: the lane runs without one")
+        assert cgroup.endswith(f"/gpcnet-lane.{p.pid}")
+        if ending == "stopped":
+            os.killpg(p.pid, signal.SIGTERM)
+        out, _ = p.communicate(timeout=GUARD)
+        assert p.returncode == (143 if ending == "stopped" else 0), out
+        assert "cpu: cpu cgroup /sys/fs/cgroup/" in out
+        assert "lane: 1 processes left in" in out
+        assert marked(mark) == [], "left running after the lane ended"
+        assert cgroup_dirs(f"gpcnet-lane.{p.pid}") == []
+    finally:
+        if p.poll() is None:
+            p.kill()
+        process_guard.reap("LANE_TEST_MARK", mark)
