@@ -6,6 +6,10 @@ the jobs it starts end with it even when it is killed outright.
   cleanly on Ctrl-C (keep what finished, stop the jobs, remove what was half
   built) runs for them too; ``exit_code(e)`` is 128 + the signal's number.
   Only the first signal interrupts: later ones do not cut the cleanup short.
+  A ``Terminated`` that Python could not propagate (raised inside a
+  ``__del__`` or another finalizer, where exceptions are printed and
+  dropped) is delivered again 0.1 s later: otherwise the command would go on
+  and ignore every later SIGTERM.
 - ``deferring_termination()``: work that must finish once begun (a study's
   save) holds SIGINT, SIGTERM and SIGHUP and delivers the first afterwards.
 - ``die_with_parent()``: a ``preexec_fn`` for subprocesses: the kernel sends
@@ -52,6 +56,16 @@ def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
         fired.append(signum)
         raise Terminated(signum)
 
+    def unraisable(u):
+        if isinstance(u.exc_value, Terminated) and os.getpid() == owner and fired:
+            # Dropped where it was raised (a finalizer): stop again from outside it.
+            _deliver_later(owner, fired.pop())
+            return
+        previous_hook(u)
+
+    import sys
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
     old = {}
     for s in signums:
         old[s] = signal.signal(s, handler)
@@ -60,6 +74,14 @@ def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        sys.unraisablehook = previous_hook
+
+
+def _deliver_later(pid: int, signum: int, delay: float = 0.1) -> None:
+    import threading
+    timer = threading.Timer(delay, os.kill, (pid, signum))
+    timer.daemon = True
+    timer.start()
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ parent's cleanup, which removed the testbed `up --force` was building (the
 command then waited forever on its netlink socket)."""
 import os
 import signal
+import time
 
 import pytest
 
@@ -33,3 +34,38 @@ def test_the_owner_still_gets_terminated():
             os.kill(os.getpid(), signal.SIGTERM)
             signal.pause()
     assert e.value.signum == signal.SIGTERM
+
+
+class _SlowFinalizer:
+    def __init__(self, started):
+        self.started = started
+
+    def __del__(self):
+        os.write(self.started, b"x")
+        time.sleep(2.0)   # the signal lands here, where an exception is dropped
+
+
+def test_a_signal_dropped_in_a_finalizer_is_delivered_again():
+    """A Terminated raised inside a __del__ is printed and dropped by
+    Python; the command must still stop (before, it went on and ignored
+    every later SIGTERM: a test run could then only be killed, and the jobs
+    it started outlived it)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child sends the SIGTERM once the finalizer runs
+        os.close(w)
+        os.read(r, 1)
+        os.kill(os.getppid(), signal.SIGTERM)
+        os._exit(0)
+    os.close(r)
+    try:
+        with pytest.raises(Terminated):
+            with terminate_as_interrupt():
+                obj = _SlowFinalizer(w)
+                del obj   # the finalizer runs now; the signal arrives during it
+                end = time.monotonic() + 60   # a hang guard
+                while time.monotonic() < end:
+                    time.sleep(0.05)
+    finally:
+        os.close(w)
+        os.waitpid(pid, 0)
