@@ -1,7 +1,7 @@
 """The per-node probe names a slow node (--node-probe ROUNDS;
 docs/method.md#naming-a-slow-node). One emulated node is made slow by a
-preload that delays every send of its rank (tests/mpi/slow_send_shim.c),
-as a degraded link out of that node would; `gpcnet nodes` must name that
+preload that delays its rank's sends of the probe's messages
+(tests/mpi/slow_send_shim.c), as a degraded link out of that node would; `gpcnet nodes` must name that
 node first, in network_test and in
 network_load_test. Without the
 option the document has no probe, and with it the printed tables keep
@@ -16,12 +16,25 @@ import pytest
 
 from mpi_harness import MPI, REPO
 
-# Per send of the slow rank. It must stand out of a probe exchange on a busy
-# host, whatever the MPI and build: ~0.1 ms here under Open MPI on a quiet
-# host, 4-12 ms under MPICH, whose ranks poll on the 2 shared cores (CI,
-# 2026-11-26), 2.2 ms on the ASan build beside other work (2026-11-28, where
-# a 2 ms delay named the wrong node). 50 ms stands out of all of them.
-SLOW_USEC = "50000"
+# Per send of the slow rank, of the probes' messages only (their tags, read
+# from src/suite/node_probe.c and src/infra/nic_probe.c): the rest of the
+# run is not slowed, so the delay can stand out of any scheduling noise. A
+# probe exchange took ~0.1 ms here under Open MPI on a quiet host, 4-12 ms
+# under MPICH, whose ranks poll on the 2 shared cores (CI, 2026-11-26),
+# 2.2 ms on the ASan build beside other work (2026-11-28, where a 2 ms delay
+# on every send named the wrong node), and 150 ms under MPICH for 20 ranks
+# beside two CPU hogs in sessions of their own (2026-12-05, where a 50 ms
+# delay on every send was not named). A round costs the slow node 6 sends.
+SLOW_USEC = "200000"
+
+
+def _tag(source, name):
+    return re.search(rf"#define {name} (\d+)", (REPO / source).read_text()).group(1)
+
+
+SLOW = {"GPCNET_SLOW_USEC": SLOW_USEC,
+        "GPCNET_SLOW_TAGS": ",".join([_tag("src/suite/node_probe.c", "TAG_NODE_PROBE"),
+                                      _tag("src/infra/nic_probe.c", "TAG_NIC_PROBE")])}
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +84,7 @@ def check_probe(harness, doc, n_nodes, rounds):
 
 
 def test_network_test_names_the_slow_node(harness, tmp_path, shim):
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "4", "GPCNET_SLOW_USEC": SLOW_USEC}
+    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "4", **SLOW}
     p = harness.run(6, "network_test", "--emulate-nodes", "1", *harness.QUICK,
                     "--tests", "rr_two_sided_lat", "--node-probe", "10",
                     "--output-dir", tmp_path, env=env)
@@ -89,7 +102,7 @@ def test_network_test_names_the_slow_node(harness, tmp_path, shim):
 def test_load_test_names_the_slow_node(harness, tmp_path, shim):
     # Two ranks per node: the slow rank 6 leads node 3 (a canary or a
     # congestor node, whatever the placement).
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "6", "GPCNET_SLOW_USEC": SLOW_USEC}
+    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "6", **SLOW}
     p = harness.run(20, "network_load_test", "--emulate-nodes", "2", *harness.QUICK,
                     *harness.QUICK_CONGESTORS, "--seed", "3", "--tests", "rr_two_sided_lat",
                     "--node-probe", "9", "--output-dir", tmp_path, env=env, timeout=300)
