@@ -28,6 +28,15 @@ lane_rc=0
 lane_cgroup=""
 lane_cpu=""
 
+lane_cgroup_forget_stale() { # parent: remove empty lane cgroups of suites that are gone (killed)
+    local d
+    for d in "$1"/gpcnet-lane.*; do
+        [ -d "$d" ] && ! kill -0 "${d##*.}" 2>/dev/null &&
+            [ -z "$(cat "$d/cgroup.procs" 2>/dev/null)" ] && rmdir "$d" 2>/dev/null
+    done
+    return 0
+}
+
 lane_cgroup_make() { # sets lane_cgroup and lane_cpu
     local rel root dir
     # cgroup v1: a child of our cgroup in the cpu controller's hierarchy.
@@ -35,6 +44,7 @@ lane_cgroup_make() { # sets lane_cgroup and lane_cpu
     if [ -n "$rel" ]; then
         for root in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
             [ -f "$root${rel%/}/cpu.shares" ] || continue
+            lane_cgroup_forget_stale "$root${rel%/}"
             dir="$root${rel%/}/gpcnet-lane.$$"
             # 1024: the weight of one session of nice 0.
             if mkdir "$dir" 2>/dev/null && echo 1024 >"$dir/cpu.shares" 2>/dev/null; then

@@ -183,3 +183,31 @@ def test_the_lane_is_one_cgroup_and_nothing_of_it_outlives_the_suite(tmp_path, e
         if p.poll() is None:
             p.kill()
         process_guard.reap("LANE_TEST_MARK", mark)
+
+
+def test_an_empty_cgroup_of_a_killed_suite_is_removed(tmp_path):
+    """A suite killed by SIGKILL cannot remove its lane's cgroup: the next
+    suite removes it when it is empty and its suite is gone, and leaves a
+    running suite's alone."""
+    if not v1_cpu_cgroup_possible():
+        pytest.skip("no cgroup v1 cpu controller to make a cgroup in here")
+    rel = next(line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines()
+               if "cpu" in line.split(":", 2)[1].split(","))
+    parent = next(Path(r + rel.rstrip("/")) for r in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct")
+                  if Path(r + rel.rstrip("/"), "cpu.shares").is_file())
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale, running = parent / f"gpcnet-lane.{gone.pid}", parent / f"gpcnet-lane.{os.getpid()}"
+    stale.mkdir()
+    running.mkdir()
+    mark = uuid.uuid4().hex
+    try:
+        p = start(driver(tmp_path, "true", after="lane_wait"), mark)
+        out, _ = p.communicate(timeout=GUARD)
+        assert p.returncode == 0, out
+        assert not stale.exists() and running.exists()
+    finally:
+        for d in (stale, running):
+            if d.exists():
+                d.rmdir()
+        process_guard.reap("LANE_TEST_MARK", mark)
