@@ -14,7 +14,8 @@
 # start, scripts/test-reliability.sh: under MPICH and on the ASan+UBSan
 # Open MPI build the tests of what differs between builds (start-up,
 # one-sided windows, signals and faults, the catalogue), SimGrid, valgrind
-# and a short fuzz run (its output printed at the end).
+# and a short fuzz run (in a cpu cgroup of its own where one can be made;
+# its output printed at the end).
 # Installs what is missing first (Debian packages through apt-get, with sudo
 # when not root; Python packages with pip): a compiler, CMake, Open MPI, the
 # gpcnet tool with pytest, pytest-timeout, pytest-xdist, Hypothesis and
