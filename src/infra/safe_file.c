@@ -1,3 +1,6 @@
+#ifdef __linux__
+#define _GNU_SOURCE /* O_TMPFILE */
+#endif
 #define _POSIX_C_SOURCE 200809L
 #include "infra/safe_file.h"
 
@@ -6,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SAFE_PATH_MAX 8192
@@ -104,19 +108,54 @@ int safe_dir_probe(const char *dir)
     return 0;
 }
 
+/* Linux: a file with no name, in the directory of `path`, until
+ * safe_tmp_commit links it in whole. A process killed while writing (a
+ * launcher's SIGKILL a second after its SIGTERM, on a loaded node) then
+ * leaves nothing behind; with a named temporary it left one. -1 where the
+ * file system or the kernel has no unnamed files, or no /proc to link
+ * one in by. */
+static int unnamed_beside(const char *path, mode_t mode)
+{
+#ifdef O_TMPFILE
+    char dir[SAFE_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    if (len >= sizeof(dir) || access("/proc/self/fd", X_OK) != 0)
+        return -1;
+    if (slash && len == 0)
+        len = 1; /* "/name" */
+    memcpy(dir, slash ? path : ".", slash ? len : 1);
+    dir[slash ? len : 1] = '\0';
+    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+#else
+    (void)path;
+    (void)mode;
+    return -1;
+#endif
+}
+
 FILE *safe_tmp_open(const char *path, char *tmp, size_t tmp_len)
 {
     if (snprintf(tmp, tmp_len, "%s.XXXXXX", path) >= (int)tmp_len) {
         errno = ENAMETOOLONG;
         return NULL;
     }
-    /* mkstemp opens with O_CREAT|O_EXCL: never an existing name. */
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return NULL;
     /* Results are for everyone to read, as a plain fopen would leave them. */
     mode_t mask = umask(0);
     umask(mask);
+    int fd = unnamed_beside(path, 0666 & ~mask);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        if (f) {
+            tmp[0] = '\0'; /* no name: safe_tmp_commit links it in */
+            return f;
+        }
+        close(fd);
+    }
+    /* mkstemp opens with O_CREAT|O_EXCL: never an existing name. */
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        return NULL;
     fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "w");
     if (!f) {
@@ -126,6 +165,61 @@ FILE *safe_tmp_open(const char *path, char *tmp, size_t tmp_len)
         errno = err;
     }
     return f;
+}
+
+/* Give the unnamed file of `f` the name `path`: linkat refuses an
+ * existing name (a planted link included) atomically. To replace, it gets
+ * a fresh random name beside `path` first, then rename() puts it in place:
+ * that name lives between two system calls, not while the file is written. */
+static int link_unnamed(FILE *f, const char *path, int replace)
+{
+    char proc[64];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f));
+    if (!replace)
+        return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+    char name[SAFE_PATH_MAX + 16];
+    static unsigned long count;
+    for (int tries = 0; tries < 64; tries++) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        unsigned long r = ((unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 12)) + ++count * 2654435761UL;
+        if (snprintf(name, sizeof(name), "%s.%06lx", path, r & 0xffffffUL) >= (int)sizeof(name)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+            if (rename(name, path) == 0)
+                return 0;
+            int err = errno;
+            unlink(name);
+            errno = err;
+            return -1;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static int commit_unnamed(FILE *f, const char *path, int replace)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    int err = bad ? EIO : 0;
+    if (!bad && link_unnamed(f, path, replace) != 0) {
+        bad = 1;
+        err = errno;
+    }
+    /* Closed after the link: the data went out with the fflush above. */
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        errno = err;
+        return -1;
+    }
+    return 0;
 }
 
 static int put_in_place(const char *tmp, const char *path, int replace)
@@ -149,6 +243,8 @@ static int put_in_place(const char *tmp, const char *path, int replace)
 
 int safe_tmp_commit(FILE *f, const char *tmp, const char *path, int replace)
 {
+    if (!tmp[0])
+        return commit_unnamed(f, path, replace);
     int bad = ferror(f);
     int err = bad ? EIO : 0;
     if (fclose(f) != 0 && !bad) {

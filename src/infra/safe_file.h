@@ -30,14 +30,17 @@ int safe_mkdirs(const char *dir, char *failed, size_t failed_len);
 int safe_dir_probe(const char *dir);
 
 /* A new, empty temporary file beside `path` (same directory, so that the
- * later rename is atomic), named `path` + "." + a random suffix; its name
- * goes to tmp (tmp_len bytes). Returns the stream, or NULL with errno set. */
+ * later rename is atomic). On Linux it has no name until safe_tmp_commit
+ * (O_TMPFILE; tmp is then ""), so a process killed while writing leaves
+ * nothing; elsewhere it is named `path` + "." + a random suffix, which goes
+ * to tmp (tmp_len bytes). Returns the stream, or NULL with errno set. */
 FILE *safe_tmp_open(const char *path, char *tmp, size_t tmp_len);
 
 /* Close the stream of safe_tmp_open and put the file in place of `path`.
  * replace = 0: refuse (EEXIST) when `path` exists in any form; replace = 1:
  * replace whatever name is at `path` (never writing through it). On any
- * failure the temporary is removed and -1 returned with errno set. */
+ * failure the temporary is removed and -1 returned with errno set (an
+ * unnamed one goes with the stream). */
 int safe_tmp_commit(FILE *f, const char *tmp, const char *path, int replace);
 
 /* Does anything (a file, a directory, a link, dangling or not) have this

@@ -63,7 +63,7 @@ static int probe_results_file(const char *path)
         bad = 1;
         err = errno;
     }
-    if (t)
+    if (t && tmp[0]) /* an unnamed one is gone with the stream */
         remove(tmp);
     return bad ? (err ? err : EIO) : 0;
 }

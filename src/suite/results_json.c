@@ -317,11 +317,12 @@ int results_json_write(const run_t *run)
                 strerror(errno));
         return -1;
     }
-    watchdog_note_tmp(tmp);
+    watchdog_note_tmp(tmp[0] ? tmp : NULL); /* "": no name, nothing to remove */
     write_document(f, run);
     if (watchdog_ending()) { /* came while writing */
         fclose(f);
-        unlink(tmp); /* if the mark has not */
+        if (tmp[0])
+            unlink(tmp); /* if the mark has not */
         watchdog_note_tmp(NULL);
         return 0;
     }

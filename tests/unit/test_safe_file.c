@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -191,6 +193,47 @@ static void special_files(void)
     unlink(plain);
 }
 
+/* Linux: the file has no name while it is written, so a process killed
+ * then (a launcher's SIGKILL) leaves nothing in the directory. */
+static void killed_while_writing(void)
+{
+#ifdef __linux__
+    char target[300], tmp[512];
+    path_in(target, sizeof(target), "killed.json");
+    int before = entries();
+    FILE *f = safe_tmp_open(target, tmp, sizeof(tmp));
+    CHECK(f != NULL && tmp[0] == '\0');
+    if (f) {
+        fputs("{}\n", f);
+        fflush(f);
+        CHECK(entries() == before); /* written, not named */
+        CHECK(safe_tmp_commit(f, tmp, target, 0) == 0 && file_is(target, "{}\n"));
+        CHECK(entries() == before + 1);
+        /* Replacing: the old file is there until the new one is whole. */
+        f = safe_tmp_open(target, tmp, sizeof(tmp));
+        fputs("{\"new\": 1}\n", f);
+        fflush(f);
+        CHECK(file_is(target, "{}\n") && entries() == before + 1);
+        CHECK(safe_tmp_commit(f, tmp, target, 1) == 0 && file_is(target, "{\"new\": 1}\n"));
+        CHECK(entries() == before + 1);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *g = safe_tmp_open(target, tmp, sizeof(tmp));
+        if (g) {
+            fputs("half", g);
+            fflush(g);
+        }
+        raise(SIGKILL);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
+    CHECK(entries() == before + 1 && file_is(target, "{\"new\": 1}\n"));
+    unlink(target);
+#endif
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/gpcnet-safe-file-XXXXXX");
@@ -202,6 +245,7 @@ int main(void)
     fresh_and_existing();
     directories();
     special_files();
+    killed_while_writing();
     rmdir(dir);
     return check_report("safe_file");
 }
