@@ -85,23 +85,16 @@ lane_start() { # log, command...
     lane_pid=$!
 }
 
-lane_gone_within() { # group, seconds: true once no process of the group is left
-    local i
-    for ((i = 0; i < 2 * $2; i++)); do
-        kill -0 -- "-$1" 2>/dev/null || return 0
+lane_until() { # seconds, command...: true once the command is, polled every 0.5 s
+    local i n="$1"; shift
+    for ((i = 0; i < 2 * n; i++)); do
+        "$@" && return 0
         sleep 0.5
     done
     return 1
 }
-
-lane_cgroup_empty_within() { # seconds: true once the lane's cgroup holds no process
-    local i
-    for ((i = 0; i < 2 * $1; i++)); do
-        [ -z "$(cat "$lane_cgroup/cgroup.procs" 2>/dev/null)" ] && return 0
-        sleep 0.5
-    done
-    return 1
-}
+lane_group_gone() { ! kill -0 -- "-$1" 2>/dev/null; }
+lane_cgroup_empty() { [ -z "$(cat "$lane_cgroup/cgroup.procs" 2>/dev/null)" ]; }
 
 lane_cgroup_end() { # stop what is left in the lane's cgroup, then remove it
     [ -n "$lane_cgroup" ] || return 0
@@ -111,10 +104,10 @@ lane_cgroup_end() { # stop what is left in the lane's cgroup, then remove it
         echo "lane: $(wc -w <<<"$left") processes left in $lane_cgroup: stopped" >&2
         # shellcheck disable=SC2086 # one pid per word
         kill -TERM $left 2>/dev/null
-        if ! lane_cgroup_empty_within "${LANE_GRACE:-60}"; then
+        if ! lane_until "${LANE_GRACE:-60}" lane_cgroup_empty; then
             # shellcheck disable=SC2086
             kill -KILL $(cat "$lane_cgroup/cgroup.procs" 2>/dev/null) 2>/dev/null
-            lane_cgroup_empty_within 10
+            lane_until 10 lane_cgroup_empty
         fi
     fi
     # A process that has just exited may hold the cgroup a moment longer.
@@ -129,10 +122,10 @@ lane_stop() {
     [ -n "$lane_pid" ] || { lane_cgroup_end; return 0; }
     local group="$lane_pid"
     lane_pid=""
-    if kill -TERM -- "-$group" 2>/dev/null && ! lane_gone_within "$group" "${LANE_GRACE:-60}"; then
+    if kill -TERM -- "-$group" 2>/dev/null && ! lane_until "${LANE_GRACE:-60}" lane_group_gone "$group"; then
         kill -KILL -- "-$group" 2>/dev/null
         # SIGKILL is delivered on the way: return when it has been.
-        lane_gone_within "$group" 10
+        lane_until 10 lane_group_gone "$group"
     fi
     lane_cgroup_end
     return 0

@@ -102,12 +102,10 @@ def launcher(np: int) -> list:
     return [exe, "-n", str(np)]
 
 
-_session_base = []
-
-
 def session_dir_base() -> str:
     """Where this pytest process's Open MPI jobs keep their session
-    directories: a directory of its own (mode 0700, removed at exit).
+    directories: a directory of its own (mode 0700, removed at exit;
+    _shared_dir's, under /var/tmp).
 
     By default every job of a user shares /tmp/ompi.<host>.<uid>: the job
     that ends last removes it, and a job starting at that moment fails to
@@ -118,13 +116,7 @@ def session_dir_base() -> str:
     and fixed by this work"). A
     pytest process starts its jobs one after the other, so with a base of
     its own no other job removes the directory under one starting."""
-    if not _session_base:
-        import atexit
-        import tempfile
-        d = tempfile.mkdtemp(prefix="gpcnet-ompi-")
-        atexit.register(shutil.rmtree, d, True)
-        _session_base.append(d)
-    return _session_base[0]
+    return str(_shared_dir("ompi", lambda d: d.chmod(0o700)))
 
 
 def mpi_env(extra=None) -> dict:

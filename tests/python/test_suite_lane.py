@@ -122,9 +122,9 @@ def cgroup_dirs(name):
     return [p for p in Path("/sys/fs/cgroup").glob(f"**/{name}") if p.is_dir()]
 
 
-def v1_cpu_cgroup_possible():
-    """Whether this process could make a child cgroup in the cgroup v1 cpu
-    hierarchy (where lane-lib.sh makes the lane's first)."""
+def v1_cpu_parent():
+    """Our cgroup in the cgroup v1 cpu hierarchy (where lane-lib.sh makes
+    the lane's first), or None."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, controllers, rel = line.split(":", 2)
         if "cpu" not in controllers.split(","):
@@ -132,14 +132,22 @@ def v1_cpu_cgroup_possible():
         for root in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):
             base = Path(root + rel.rstrip("/"))
             if (base / "cpu.shares").is_file():
-                probe = base / f"gpcnet-probe.{os.getpid()}"
-                try:
-                    probe.mkdir()
-                except OSError:
-                    return False
-                probe.rmdir()
-                return True
-    return False
+                return base
+    return None
+
+
+def v1_cpu_cgroup_possible():
+    """Whether this process could make a child cgroup there."""
+    base = v1_cpu_parent()
+    if base is None:
+        return False
+    probe = base / f"gpcnet-probe.{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    probe.rmdir()
+    return True
 
 
 # The lane's main process, and a job of it in a session (and process group)
@@ -191,10 +199,7 @@ def test_an_empty_cgroup_of_a_killed_suite_is_removed(tmp_path):
     running suite's alone."""
     if not v1_cpu_cgroup_possible():
         pytest.skip("no cgroup v1 cpu controller to make a cgroup in here")
-    rel = next(line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines()
-               if "cpu" in line.split(":", 2)[1].split(","))
-    parent = next(Path(r + rel.rstrip("/")) for r in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct")
-                  if Path(r + rel.rstrip("/"), "cpu.shares").is_file())
+    parent = v1_cpu_parent()
     gone = subprocess.Popen(["true"])
     gone.wait()
     stale, running = parent / f"gpcnet-lane.{gone.pid}", parent / f"gpcnet-lane.{os.getpid()}"
