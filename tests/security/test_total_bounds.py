@@ -333,6 +333,38 @@ def test_topology_conf_of_100000_nodes_is_read(tmp_path, monkeypatch):
     assert sum(made) == 100_004
 
 
+def test_one_bracket_of_millions_is_counted_item_by_item(tmp_path, monkeypatch):
+    """Issue 55: one line of topology.conf, `Nodes=n[1,1,...,1]` of 15.8 MB
+    (7.9 million items), was split into its items whole before they were
+    counted: 747 MB of memory. Now the items are counted as they are read,
+    and the bracket is refused at item 100,001, before any name is made."""
+    from gpcnet.study import topology
+    items = 7_900_000
+    value = "n[" + "1," * items + "1]"
+    path = tmp_path / "topology.conf"
+    path.write_text(f"SwitchName=s0 Nodes={value}\n")
+    assert path.stat().st_size < topology.MAX_FILE_BYTES        # read whole: the file limit lets it in
+    made = _expansions(monkeypatch)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"names more than 100000 nodes"):
+            topology.plan_hostlist(value)
+        _, alone = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        with pytest.raises(GpcnetError) as e:
+            topology.read(str(path))
+        _, whole = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(e.value).startswith(f"{path}:1: 'n[1,1,1,") and "names more than 100000 nodes" in str(e.value)
+    assert "\n" not in str(e.value) and made == []
+    # The count stops at 100,001 items (about 20 MB of ranges kept), whatever
+    # the line's length: split whole, the 7.9 million items took 40 times this.
+    assert alone < 40 * 2**20, alone
+    # The whole read: the file's text and a few copies of the line, no more.
+    assert whole < 5 * len(value), (whole, len(value))
+
+
 def test_gpcnet_nodes_cuts_a_long_node_name(cli, tmp_path):
     """The table pads every name to the longest: one name of 10,000
     characters made every line that long."""

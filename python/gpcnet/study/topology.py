@@ -38,63 +38,97 @@ def check_name(name: str, what: str = "node") -> str:
     return name
 
 
-def _parts(text: str) -> list:
-    """The comma-separated names of a host list (commas inside brackets
-    belong to the bracket); brackets balanced and not nested."""
-    depth, start, parts = 0, 0, []
-    for i, ch in enumerate(text):
-        if ch == "[":
-            depth += 1
-            if depth > 1:
-                raise ValueError(f"nested '[' in {shown(text)}")
-        elif ch == "]":
-            depth -= 1
-            if depth < 0:
-                raise ValueError(f"unbalanced ']' in {shown(text)}")
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
+# What shapes a host list: a whole bracket (its body skipped by the regex
+# engine, not item by item in Python), a stray bracket or a comma. One scan
+# of the text, never a slice of it, so a 16 MB line costs no copy.
+_SHAPE = re.compile(r"\[[^\[\]]*\]|[\[\],]")
+# A name is at most 255 characters and every piece of a part (a literal or
+# a bracket) adds at least one: more pieces, or a longer literal or bracket
+# item, cannot make a valid name and is refused before anything is kept.
+MAX_NAME = 255
+MAX_ITEM = 40   # "0123-0456": two numbers of up to 18 digits
+
+
+def _part_spans(text: str):
+    """(start, end) of each comma-separated name of a host list, as they
+    are found (commas inside brackets belong to the bracket); brackets
+    balanced and not nested."""
+    start = 0
+    for m in _SHAPE.finditer(text):
+        ch, i = m.group(), m.start()
+        if ch == "[":   # not closed before the next '[', or never
+            what = "nested '['" if text.find("]", i) >= 0 else "unbalanced '['"
+            raise ValueError(f"{what} in {shown(text)}")
+        if ch == "]":
+            raise ValueError(f"unbalanced ']' in {shown(text)}")
+        if ch == ",":
+            yield start, i
             start = i + 1
-    if depth:
-        raise ValueError(f"unbalanced '[' in {shown(text)}")
-    parts.append(text[start:])
-    return parts
+    yield start, len(text)
 
 
-def _pieces(part: str) -> list:
-    """`n[1-3]x[5]` -> ["n", "[1-3]", "x", "[5]"] (brackets already checked
-    balanced and flat; str.find, so linear in the part)."""
-    pieces, i = [], 0
-    while i < len(part):
-        j = part.find("[", i)
-        if j < 0:
-            pieces.append(part[i:])
-            break
-        if j > i:
-            pieces.append(part[i:j])
-        k = part.index("]", j)
-        pieces.append(part[j:k + 1])
+def _plan_part(text: str, start: int, end: int, room: int) -> tuple:
+    """(names, choices) of the part text[start:end]: its literals and the
+    ranges of its brackets, counted item by item; stops as soon as the
+    count passes `room` (names, > room, and None) so that a bracket of
+    millions of items is never held whole."""
+    choices, count, i, pieces = [], 1, start, 0
+    while i < end:
+        pieces += 1
+        if pieces > MAX_NAME:
+            raise ValueError(f"a name of more than {MAX_NAME} characters in {shown(text)}")
+        j = text.find("[", i, end)
+        if j != i:
+            stop = end if j < 0 else j
+            if stop - i > MAX_NAME:
+                raise ValueError(f"a name of more than {MAX_NAME} characters in {shown(text)}")
+            literal = text[i:stop]
+            choices.append([(literal, literal, 0)])
+            i = stop
+            continue
+        k = text.index("]", j, end)
+        items, size = _ranges(text, j + 1, k, room // count)
+        if items is None:
+            return room + 1, None
+        choices.append(items)
+        count *= size
         i = k + 1
-    return pieces
+    return count, choices
+
+
+def _ranges(text: str, start: int, end: int, room: int) -> tuple:
+    """(items, names) of the bracket body text[start:end]: (lo, hi,
+    zero-padding width) for each item, and how many names they make;
+    (None, names) as soon as they make more than `room`."""
+    items, size, i = [], 0, start
+    while True:
+        comma = text.find(",", i, end)
+        stop = end if comma < 0 else comma
+        m = _RANGE.fullmatch(text[i:stop].strip()) if stop - i <= MAX_ITEM else None
+        if not m:
+            raise ValueError(f"bad range {shown(text[i:min(stop, i + MAX_ITEM + 1)])} in {shown(text)}")
+        lo, hi = m.group(1), m.group(2) or m.group(1)
+        if int(hi) < int(lo):
+            raise ValueError(f"descending range {shown(text[i:stop].strip())} in {shown(text)}")
+        items.append((int(lo), int(hi), len(lo) if lo.startswith("0") else 0))
+        size += int(hi) - int(lo) + 1
+        if size > room:
+            return None, size
+        if comma < 0:
+            return items, size
+        i = comma + 1
 
 
 def plan_hostlist(text: str) -> tuple:
     """(how many names, plan) of a host list, without making the names:
-    a list naming more than MAX_NODES is refused here, and a file of many
-    lists can add up the counts before any list is expanded."""
+    counted part by part and bracket item by bracket item, so a list
+    naming more than MAX_NODES is refused before it is held whole, and a
+    file of many lists can add up the counts before any is expanded."""
     planned, total = [], 0
-    for part in _parts(text):
-        if not part:
+    for start, end in _part_spans(text):
+        if start == end:
             raise ValueError(f"empty name in {shown(text)}")
-        choices = []
-        count = 1
-        for piece in _pieces(part):
-            if piece.startswith("["):
-                choices.append(_ranges(piece[1:-1], text))
-            else:
-                choices.append([(piece, piece, 0)])
-            count *= sum(hi - lo + 1 if isinstance(lo, int) else 1 for lo, hi, _ in choices[-1])
-            if count > MAX_NODES:  # counted before anything is expanded
-                break
+        count, choices = _plan_part(text, start, end, MAX_NODES - total)
         total += count
         if total > MAX_NODES:
             raise ValueError(f"{shown(text)} names more than {MAX_NODES} nodes")
@@ -120,20 +154,6 @@ def expand_hostlist(text: str) -> list:
     padding kept; several bracket groups multiply). At most MAX_NODES
     names, counted before any is made."""
     return expand_planned(plan_hostlist(text)[1])
-
-
-def _ranges(body: str, text: str) -> list:
-    """(lo, hi, zero-padding width) for each item of a bracket."""
-    items = []
-    for item in body.split(","):
-        m = _RANGE.fullmatch(item.strip())
-        if not m:
-            raise ValueError(f"bad range {shown(item)} in {shown(text)}")
-        lo, hi = m.group(1), m.group(2) or m.group(1)
-        if int(hi) < int(lo):
-            raise ValueError(f"descending range {shown(item)} in {shown(text)}")
-        items.append((int(lo), int(hi), len(lo) if lo.startswith("0") else 0))
-    return items
 
 
 @dataclass
