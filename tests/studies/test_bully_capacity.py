@@ -50,8 +50,7 @@ def _pairs_per_leaf_pair(t, flows):
 
 
 @pytest.mark.parametrize("listed", [31, 32])
-@pytest.mark.parametrize("capacity", [["--uplinks-per-leaf", "16"], ["--taper", "2"],
-                                      ["--uplinks-per-leaf", "16", "--taper", "2"]])
+@pytest.mark.parametrize("capacity", [["--uplinks-per-leaf", "16"], ["--taper", "2"]])
 def test_poster_geometry_plans_the_posters_counts(tmp_path, capsys, listed, capacity):
     conf = poster_conf(tmp_path / "topology.conf", listed)
     t = topology.read(conf)

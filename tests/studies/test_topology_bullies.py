@@ -191,8 +191,11 @@ def test_one_pod_bisection_halves_the_leaves():
                        r"and the bully's 5 pairs per leaf pair need 5$"),
     ("pairs-light", 72, r"pairs-light: the application of 72 nodes spread over 8 leaves needs 9 in leaf leaf0, "
                         r"which has 8$"),
+    # 7 of 8 on leaves 0 and 1, 2 on leaf 2 (the target): leaf 0 sends with 1 free. At N <= 5 leaf 0 is
+    # the target (5 + 3 receivers) and leaves 1-3 send: the largest N that fits.
     ("incast", 16, r"incast: leaf leaf0 is too small: it has 8 nodes, the application takes 7 there and the "
-                   r"incast's senders need 3$"),
+                   r"incast's senders need 3; give -n 5 \(the largest below 16 that leaves the incast room\) "
+                   r"or leave incast out of --patterns$"),
     ("control", 40, r"control: the application of 40 nodes does not fit packed in one pod: pod of leaves "
                     r"leaf0..leaf3 holds 28"),
     ("interleaved", 40, r"interleaved: 64 nodes hold 1 instance\(s\) of 40 nodes"),

@@ -14,16 +14,17 @@ links, 28 of a leaf's 31 user nodes):
   31 or 32), leaf after leaf; the poster's 3 free nodes per leaf remain.
 - pairs-light: the application spread over the leaves of the first two pods
   (14 per leaf for 224 on 16 leaves); between adjacent leaves (0-1, 2-3,
-  ...) round(10 U / 16) node pairs sending both ways, U the leaf's uplinks
-  in host links: 10 pairs, 62.5%, on Quartz.
+  ...) round(10 U / 16) node pairs sending both ways, U the uplinks in host
+  links of the pair's two leaves (the fewer): 10 pairs, 62.5%, on Quartz.
 - pairs-full: the same with U + 1 pairs (17 on 16 links): more than 100%.
 - bisection: the full bully's U + 1 pairs between leaf i of the first pod
   and leaf i of the second, so that all its traffic crosses the top level
   (a tree of one pod: its first half of leaves with its second half).
-- incast: the application as in the control; 3 nodes in each of the first
-  7 leaves of the first pod send to 3 receivers in the pod's 8th leaf (the
-  pod's free nodes: 24 = 3 per leaf beside 28); receiver j gets one sender
-  of every sending leaf (7 to 1).
+- incast: the application as in the control; 3 receivers in the last leaf
+  of the first pod holding application nodes (the pod's 8th at N = 224, as
+  the poster's, which held 28), 3 senders in each of the pod's first 7
+  other leaves (the pod's free nodes: 24 = 3 per leaf beside 28); receiver
+  j gets one sender of every sending leaf (7 to 1).
 - interleaved: 10 instances at once, each on N nodes drawn at random
   (seeded by the repetition) from the whole tree; the first instance is the
   one measured, the others run the study's application or, with --mix, the
@@ -33,8 +34,9 @@ links, 28 of a leaf's 31 user nodes):
 U, the uplink capacity of a leaf in host links, is never guessed from the
 nodes a topology.conf lists: --uplinks-per-leaf U, or ceil(L / T) from
 --taper T (a leaf listing its 31 user nodes still has 32 ports: 16 up at
-2:1), or the running testbed's own rates (testbed_uplinks). Without any of
-these a pattern that needs it is refused.
+2:1), or the running testbed's own rates (bully_capacity, which also
+refuses capacities that cannot be). Without any of these a pattern that
+needs it is refused.
 
 Bully nodes are taken from the end of each leaf, the application's from
 its start, so the pairs patterns share the application's nodes.
@@ -46,6 +48,7 @@ import math
 import random
 
 from gpcnet.errors import GpcnetError
+from gpcnet.study.bully_capacity import size_leaf_pairs, testbed_uplinks  # noqa: F401 (the planner's API)
 from gpcnet.study.nodelists import choice_list
 from gpcnet.study.topology import Tree
 
@@ -54,7 +57,6 @@ CONTROL = "control"
 # The rows of the poster's Table I.
 TABLE_NAMES = {"pairs-light": "Light bully", "pairs-full": "Adjacent leaf bully",
                "bisection": "Bisection bully", "incast": "Incast bully", "interleaved": "Interleaved"}
-LIGHT_PAIRS, REFERENCE_LINKS = 10, 16          # "10 communicating pairs ... 62.5%"
 COMPACT_NODES, USER_NODES = 28, 31             # "within a pod using 28 nodes per switch";
                                                # "31 user nodes and 1 system node" per leaf
 SPREAD_PODS = 2                                # "spread over two pods"
@@ -67,51 +69,6 @@ INTERLEAVED_INSTANCES = 10                     # "We ran 10 applications at once
 def check_patterns(text: str) -> list:
     names = [p.strip() for p in text.split(",") if p.strip()]
     return choice_list("--patterns", "pattern", text, PATTERNS, names)
-
-
-def check_capacity(uplinks, taper) -> None:
-    """--uplinks-per-leaf (a whole number >= 1) and --taper (a finite number > 0)."""
-    if uplinks is not None and (isinstance(uplinks, bool) or not isinstance(uplinks, int) or uplinks < 1):
-        raise GpcnetError(f"--uplinks-per-leaf {uplinks}: expected a whole number of links, 1 or more "
-                          "(16 on the poster's Quartz)")
-    if taper is not None and not (math.isfinite(taper) and taper > 0):
-        raise GpcnetError(f"--taper {taper:g}: expected a finite number above 0 (2 for a 2:1 taper)")
-
-
-def testbed_uplinks(topo) -> int | None:
-    """A running gpcnet testbed's leaf uplinks in host links: spines x
-    uplink rate / host rate (its own numbers, not a guess); None when its
-    links are unlimited or it has no spine."""
-    p = getattr(topo, "params", None) or {}
-    if not (p.get("spines") and p.get("uplink_rate") and p.get("host_rate")):
-        return None
-    return max(1, round(p["spines"] * p["uplink_rate"] / p["host_rate"]))
-
-
-def uplink_capacity(tree: Tree, leaf: str, taper: float | None, uplinks: int | None = None) -> int:
-    """A leaf's links up, in host links: --uplinks-per-leaf, else the leaf's
-    node ports / taper with its listed nodes rounded up to a whole number
-    of uplinks (a leaf listing 31 user nodes at 2:1 has 16)."""
-    if uplinks is not None:
-        return uplinks
-    if taper:
-        return max(1, math.ceil(len(tree.switches[leaf].nodes) / taper - 1e-9))
-    raise GpcnetError("the leaves' uplink capacity is unknown (topology.conf lists parent switches, not links): "
-                      "give --uplinks-per-leaf U (links up per leaf, in host links; 16 on the poster's Quartz) "
-                      "or --taper T (U = hosts per leaf / T, rounded up)")
-
-
-def pairs_per_leaf_pair(tree: Tree, pattern: str, leaves: list, taper, uplinks=None) -> tuple:
-    """(pairs, U): U the smallest uplink capacity of the leaves used."""
-    if any(tree.uplinks(leaf) == 0 for leaf in leaves):
-        raise GpcnetError(f"{pattern}: the leaves have no uplinks in the topology (no parent switch)")
-    try:
-        cap = min(uplink_capacity(tree, leaf, taper, uplinks) for leaf in leaves)
-    except GpcnetError as e:
-        raise GpcnetError(f"{pattern}: {e}") from None
-    if pattern == "pairs-light":
-        return max(1, round(LIGHT_PAIRS * cap / REFERENCE_LINKS)), cap
-    return cap + 1, cap
 
 
 def pods(tree: Tree) -> list:
@@ -205,17 +162,16 @@ def plan(tree: Tree, pattern: str | None, n_app: int, repeat: int = 0, taper=Non
         return _incast(tree, n_app)
     app = spread_placement(tree, n_app, pattern)
     pairs = leaf_pairs(tree, pattern)
-    k, cap = pairs_per_leaf_pair(tree, pattern, [leaf for p in pairs for leaf in p], taper, uplinks)
+    counts, sizes = size_leaf_pairs(tree, pattern, pairs, taper, uplinks)
     flows = []
-    for a, b in pairs:
-        sa = _free_end(tree, a, app, k, pattern, f"the bully's {k} pairs per leaf pair need")
-        sb = _free_end(tree, b, app, k, pattern, f"the bully's {k} pairs per leaf pair need")
-        for x, y in zip(sa, sb):
+    for (a, b), k in zip(pairs, counts):
+        need = f"the bully's {k} pairs per leaf pair need"
+        for x, y in zip(_free_end(tree, a, app, k, pattern, need), _free_end(tree, b, app, k, pattern, need)):
             flows += [(x, y), (y, x)]
+    about = {"placement": f"spread over {len(app)} leaves", **sizes, "leaf_pairs": [list(p) for p in pairs],
+             "app_per_leaf": {leaf: len(v) for leaf, v in app.items() if v}}
     return {"app": [n for v in app.values() for n in v], "bully": _used(tree, flows), "flows": flows,
-            "about": {"placement": f"spread over {len(app)} leaves", "uplink_capacity": cap,
-                      "pairs_per_leaf_pair": k, "leaf_pairs": [list(p) for p in pairs],
-                      "app_per_leaf": {k2: len(v) for k2, v in app.items() if v}}}
+            "about": about}
 
 
 def _used(tree: Tree, flows: list) -> list:
@@ -223,19 +179,52 @@ def _used(tree: Tree, flows: list) -> list:
     return sorted({n for f in flows for n in f}, key=where.__getitem__)
 
 
+def incast_leaves(pod: list, target: str) -> list:
+    """The sending leaves: the pod's first 7 other than the target."""
+    return [leaf for leaf in pod if leaf != target][:INCAST_SOURCE_LEAVES]
+
+
+def incast_fits(tree: Tree, n_app: int) -> int:
+    """The largest N below n_app at which the incast fits (0: none). With
+    N packed as the control, the target is the last leaf holding part of
+    it, pod[m]: the leaves before it are full (28 of 31), those after it
+    empty, so N = full(0..m-1) + a fits when pod[m] has 3 nodes free beside
+    a and every sending leaf 3 beside its share."""
+    pod = pods(tree)[0]
+    size = {leaf: len(tree.switches[leaf].nodes) for leaf in pod}
+    best, before = 0, 0
+    for m, target in enumerate(pod):
+        full = set(pod[:m])
+        free = all(size[leaf] - (compact_per_leaf(size[leaf]) if leaf in full else 0) >= INCAST_SENDERS_PER_LEAF
+                   for leaf in incast_leaves(pod, target))
+        most = min(compact_per_leaf(size[target]), size[target] - INCAST_RECEIVERS, n_app - 1 - before)
+        if free and most >= 1:
+            best = before + most
+        before += compact_per_leaf(size[target])
+    return best
+
+
 def _incast(tree: Tree, n_app: int) -> dict:
     pod = pods(tree)[0]
     if len(pod) < 2:
         raise GpcnetError(f"incast: the first pod has {len(pod)} leaf switch; the pattern needs at least 2 "
-                          "(senders in up to 7 leaves, receivers in the next)")
+                          "(senders in up to 7 leaves, receivers in another); leave incast out of --patterns")
     app = control_placement(tree, n_app, "incast")
-    sources = pod[:min(INCAST_SOURCE_LEAVES, len(pod) - 1)]
-    target = pod[len(sources)]
-    receivers = _free_end(tree, target, app, INCAST_RECEIVERS, "incast", "the incast's receivers need")
-    flows = []
-    for leaf in sources:
-        senders = _free_end(tree, leaf, app, INCAST_SENDERS_PER_LEAF, "incast", "the incast's senders need")
-        flows += [(s, receivers[j % INCAST_RECEIVERS]) for j, s in enumerate(senders)]
+    # The receivers beside the application (the poster's 8th leaf held 28 of
+    # its nodes): the last leaf of the pod holding some, not a fixed leaf
+    # that a small N leaves empty.
+    target = [leaf for leaf in pod if app.get(leaf)][-1]
+    sources = incast_leaves(pod, target)
+    try:
+        receivers = _free_end(tree, target, app, INCAST_RECEIVERS, "incast", "the incast's receivers need")
+        flows = []
+        for leaf in sources:
+            senders = _free_end(tree, leaf, app, INCAST_SENDERS_PER_LEAF, "incast", "the incast's senders need")
+            flows += [(s, receivers[j % INCAST_RECEIVERS]) for j, s in enumerate(senders)]
+    except GpcnetError as e:
+        fits = incast_fits(tree, n_app)
+        lower = f"give -n {fits} (the largest below {n_app} that leaves the incast room) or " if fits else ""
+        raise GpcnetError(f"{e}; {lower}leave incast out of --patterns") from None
     return {"app": [n for v in app.values() for n in v], "bully": _used(tree, flows), "flows": flows,
             "about": {"placement": "packed in one pod", "source_leaves": sources, "target_leaf": target,
                       "senders": len(flows), "receivers": len(receivers),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
-from gpcnet.study import bullies, congestor_job, interleave, launch, nodelists, runner
+from gpcnet.study import bullies, bully_capacity, congestor_job, interleave, launch, nodelists, runner
 from gpcnet.study.options import check_sampling, node_list_options, sampling_options, say
 from gpcnet.study import topology as topo_mod
 
@@ -94,7 +95,7 @@ def cmd_bully(args) -> int:
     patterns = bullies.check_patterns(args.patterns)
     if args.rotations < 1:
         raise GpcnetError(f"--rotations must be at least 1 (got {args.rotations})")
-    bullies.check_capacity(args.uplinks_per_leaf, args.taper)
+    bully_capacity.check_options(args.uplinks_per_leaf, args.taper)
     mix = _mix(args, patterns)
     uplinks = args.uplinks_per_leaf
     if args.topology == "testbed":
@@ -106,12 +107,24 @@ def cmd_bully(args) -> int:
             safe_write.write_text(path, text, force=args.force or args.resume)
         tree = topo_mod.parse(text, str(path))
         if uplinks is None and args.taper is None:   # the testbed knows its own link rates
-            uplinks = bullies.testbed_uplinks(testbed)
+            uplinks = bully_capacity.testbed_uplinks(testbed)
     else:
         tree = topo_mod.read(args.topology)
+    # The options as given (not the testbed's own numbers) against the tree.
+    warnings = bully_capacity.check_on_tree(tree, args.uplinks_per_leaf, args.taper)
     # Every pattern planned before anything runs: a leaf too small is one line, exit 2.
     plans = {p: bullies.plan(tree, p, args.nodes_per_app, 0, args.taper, uplinks)
              for p in [bullies.CONTROL] + patterns}
+    said = [f"warning: {line}" for line in warnings]
+    for p, pl in plans.items():
+        if "uplink_capacity" in pl["about"]:   # the patterns sized by U: their plan carries the warnings
+            if warnings:
+                pl["about"]["warnings"] = warnings
+            said += [f"{p}: {d['pairs']} pairs between {d['leaf_pair'][0]} and {d['leaf_pair'][1]}, not "
+                     f"{pl['about']['pairs_per_leaf_pair']}: {d['why']}"
+                     for d in pl["about"].get("differing_leaf_pairs", [])]
+    for line in said:   # --plan: standard output is the JSON, which holds them too
+        say(line, sys.stderr if args.plan else None)
     if ("interleaved" in patterns and plans["interleaved"]["about"]["instances"] < bullies.INTERLEAVED_INSTANCES
             and not args.plan):   # --plan: standard output is the JSON (which gives the count)
         say(f"interleaved: {plans['interleaved']['about']['instances']} instances of {args.nodes_per_app} nodes "
@@ -195,10 +208,11 @@ def add_parser(sub) -> None:
     p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
                    help=f"comma-separated (default {','.join(bullies.PATTERNS)})")
     p.add_argument("--taper", type=float, metavar="T",
-                   help="leaf uplinks U = hosts per leaf / T, rounded up (give this or --uplinks-per-leaf)")
+                   help="leaf uplinks U = hosts per leaf / T, rounded up, for each leaf (2 for a 2:1 taper; "
+                        "1 or more; give this or --uplinks-per-leaf, not both)")
     p.add_argument("--uplinks-per-leaf", type=int, metavar="U",
-                   help="links from each leaf up, in host links (16 on the poster's Quartz); the pairs "
-                        "bullies need U or --taper (the testbed's are known)")
+                   help="links from each leaf up, in host links (16 on the poster's Quartz, not its 8 "
+                        "parent switches); the pairs bullies need U or --taper (the testbed's are known)")
     p.add_argument("--higher-is-better", action="store_true",
                    help="the figure of merit grows with performance (a rate); default: it is a time")
     p.add_argument("--mix", metavar="FILE",

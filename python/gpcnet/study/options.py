@@ -36,9 +36,10 @@ def check_sampling(args) -> None:
         raise GpcnetError(f"--stall-threshold {args.stall_threshold:g}: expected stalls per second, 0 or more")
 
 
-def say(message: str) -> None:
-    """A progress line; a terminal that went away (SIGHUP) loses only the line."""
+def say(message: str, stream=None) -> None:
+    """A progress line (on standard output unless `stream`); a terminal that
+    went away (SIGHUP) loses only the line."""
     try:
-        print(message, flush=True)
+        print(message, flush=True, file=stream)
     except OSError:  # the terminal went away (SIGHUP): the study JSON still says it all
         pass
