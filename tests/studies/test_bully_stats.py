@@ -119,11 +119,11 @@ QUARTZ = "".join(f"SwitchName=leaf{i:02d} Nodes=q[{32 * i + 1:04d}-{32 * i + 32:
 
 @pytest.mark.parametrize("args,says", [
     (["-n", "225"], "control: the application of 225 nodes does not fit packed in one pod"),
-    (["-n", "8", "--taper", "0.5"], "pairs-light: leaf leaf00 is too small: it has 32 nodes, the application "
-                                    "takes 1 there and the bully's 40 pairs per leaf pair need 40"),
-    (["-n", "8", "--taper", "0.5", "--patterns", "incast,pairs-full"],
+    (["-n", "8", "--taper", "0.5"], "--taper 0.5: a taper below 1 gives every leaf more links up than nodes"),
+    # 1:1, 32 links up: the full bully's 33 pairs do not fit beside 1 node of the application
+    (["-n", "8", "--taper", "1", "--patterns", "incast,pairs-full"],
      "pairs-full: leaf leaf00 is too small: it has 32 nodes, the application takes 1 there and the bully's "
-     "65 pairs per leaf pair need 65"),
+     "33 pairs per leaf pair need 33"),
     (["-n", "8", "--taper", "nan"], "--taper nan: expected a finite number above 0"),
     (["-n", "8", "--patterns", "pairs-light,storm"], "--patterns: unknown pattern 'storm'"),
     (["-n", "300", "--patterns", "interleaved"], "control: the application of 300 nodes"),

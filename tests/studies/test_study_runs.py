@@ -77,7 +77,8 @@ def test_bully_flows_run_only_on_the_bully_nodes(tmp_path, capsys, congestor_bin
     assert runs["control-r0"]["app_nodes"] == runs["incast-r0"]["app_nodes"] == ["a1", "a2"]   # packed
     assert runs["pairs-light-r0"]["app_nodes"] == ["a1", "b1"]                                 # spread
     assert runs["pairs-light-r0"]["flows"] == [["a8", "b8"], ["b8", "a8"]]   # bully nodes: the end of each leaf
-    assert runs["incast-r0"]["flows"] == [["a6", "b6"], ["a7", "b7"], ["a8", "b8"]]
+    # the receivers beside the application (l0 holds a1, a2), the senders in the other leaf
+    assert runs["incast-r0"]["flows"] == [["b6", "a6"], ["b7", "a7"], ["b8", "a8"]]
     for rid in ("pairs-light-r0", "incast-r0"):
         c = runs[rid]["congestor"]
         assert runs[rid]["status"] == "ok"

@@ -76,12 +76,12 @@ def _plan_part(text: str, start: int, end: int, room: int) -> tuple:
     while i < end:
         pieces += 1
         if pieces > MAX_NAME:
-            raise ValueError(f"a name of more than {MAX_NAME} characters in {shown(text)}")
+            raise ValueError(f"node name of more than {MAX_NAME} characters in {shown(text)}")
         j = text.find("[", i, end)
         if j != i:
             stop = end if j < 0 else j
             if stop - i > MAX_NAME:
-                raise ValueError(f"a name of more than {MAX_NAME} characters in {shown(text)}")
+                raise ValueError(f"node name of more than {MAX_NAME} characters in {shown(text)}")
             literal = text[i:stop]
             choices.append([(literal, literal, 0)])
             i = stop
