@@ -44,7 +44,6 @@ its start, so the pairs patterns share the application's nodes.
 
 from __future__ import annotations
 
-import math
 import random
 
 from gpcnet.errors import GpcnetError
