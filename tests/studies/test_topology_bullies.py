@@ -25,6 +25,12 @@ def test_hostlists():
     for bad in ("n[1-", "n1]", "n[3-1]", "n[a]", "a,,b"):
         with pytest.raises(ValueError):
             topology.expand_hostlist(bad)
+    # a name of more than 255 characters, refused before its pieces are kept: one long literal, or 300
+    # brackets of one digit each (each piece adds a character); 255 pieces still make a name
+    for long in ("a" * 256, "n" + "[1]" * 300, "a" * 200 + "[1-2]" + "b" * 60):
+        with pytest.raises(ValueError, match="node name of more than 255 characters"):
+            topology.plan_hostlist(long)
+    assert topology.expand_hostlist("n" + "[1]" * 254) == ["n" + "1" * 254]
 
 
 def test_parse_tree_levels_and_continuation():

@@ -42,9 +42,10 @@ def check_name(name: str, what: str = "node") -> str:
 # engine, not item by item in Python), a stray bracket or a comma. One scan
 # of the text, never a slice of it, so a 16 MB line costs no copy.
 _SHAPE = re.compile(r"\[[^\[\]]*\]|[\[\],]")
-# A name is at most 255 characters and every piece of a part (a literal or
-# a bracket) adds at least one: more pieces, or a longer literal or bracket
-# item, cannot make a valid name and is refused before anything is kept.
+# A name is at most 255 characters: a part whose literals and brackets (one
+# digit each at least) add up to more, or a bracket item longer than two
+# 18-digit numbers, cannot make a valid name and is refused before
+# anything is kept.
 MAX_NAME = 255
 MAX_ITEM = 40   # "0123-0456": two numbers of up to 18 digits
 
@@ -71,17 +72,17 @@ def _plan_part(text: str, start: int, end: int, room: int) -> tuple:
     """(names, choices) of the part text[start:end]: its literals and the
     ranges of its brackets, counted item by item; stops as soon as the
     count passes `room` (names, > room, and None) so that a bracket of
-    millions of items is never held whole."""
-    choices, count, i, pieces = [], 1, start, 0
+    millions of items is never held whole. Its names have at least its
+    literals' characters and one per bracket: more than MAX_NAME is
+    refused before anything is kept."""
+    choices, count, i, least = [], 1, start, 0
     while i < end:
-        pieces += 1
-        if pieces > MAX_NAME:
-            raise ValueError(f"node name of more than {MAX_NAME} characters in {shown(text)}")
         j = text.find("[", i, end)
+        stop = end if j < 0 else j
+        least += stop - i if j != i else 1
+        if least > MAX_NAME:
+            raise ValueError(f"node name of more than {MAX_NAME} characters in {shown(text)}")
         if j != i:
-            stop = end if j < 0 else j
-            if stop - i > MAX_NAME:
-                raise ValueError(f"node name of more than {MAX_NAME} characters in {shown(text)}")
             literal = text[i:stop]
             choices.append([(literal, literal, 0)])
             i = stop
