@@ -56,7 +56,8 @@ def _part_spans(text: str):
     balanced and not nested."""
     start = 0
     for m in _SHAPE.finditer(text):
-        ch, i = m.group(), m.start()
+        i = m.start()
+        ch = text[i] if m.end() == i + 1 else "[...]"   # a whole bracket is not copied
         if ch == "[":   # not closed before the next '[', or never
             what = "nested '['" if text.find("]", i) >= 0 else "unbalanced '['"
             raise ValueError(f"{what} in {shown(text)}")
