@@ -198,3 +198,34 @@ def test_leaves_under_21_nodes_refuse_the_default_patterns_naming_the_fix(tmp_pa
     for n, fixed in ((17, []), (18, ["--patterns", "pairs-light,pairs-full,bisection,interleaved"])):
         code, doc, err = plan_cli(capsys, str(conf), n, "--taper", "2", *fixed)
         assert code == 0, err
+
+
+def test_the_study_json_records_the_differing_pairs_and_warnings(tmp_path, capsys, monkeypatch):
+    """The study's config (what the JSON keeps) carries the same plan; a
+    real study says the lines on its progress output. The runs themselves
+    are left out: the study is caught as it would start running."""
+    from gpcnet.study import runner
+    started = []
+    monkeypatch.setattr(runner, "run_study", lambda study, specs, *a, **k: started.append(study) or 0)
+    conf = tmp_path / "topology.conf"
+    conf.write_text(two_pods(ONE_SMALL))
+    # --uplinks-per-leaf 2: each leaf has 2 parent switches (a0, a1 or b0, b1): said; full 3 pairs everywhere.
+    code = main(["study", "bully", "--launcher", "local", "--topology", str(conf), "-n", "16", "--rotations", "1",
+                 "--uplinks-per-leaf", "2", "--patterns", "pairs-full", "-o", str(tmp_path / "s.json"),
+                 "--", "true"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    plan = started[0]["config"]["bully_plan"]["pairs-full"]
+    assert plan["pairs_per_leaf_pair"] == 3 and "differing_leaf_pairs" not in plan
+    assert plan["warnings"][0].startswith("--uplinks-per-leaf 2 is the number of parent switches of leaf l0, l1, "
+                                          "l2 and 5 more")
+    assert out.splitlines()[0] == f"warning: {plan['warnings'][0]}"
+    # --taper 3: l5's pair (l4, l5) gets 5 pairs, the others 7 (U 4 and 6, worked above).
+    code = main(["study", "bully", "--launcher", "local", "--topology", str(conf), "-n", "16", "--rotations", "1",
+                 "--taper", "3", "--patterns", "pairs-full", "-o", str(tmp_path / "s.json"), "--", "true"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    plan = started[1]["config"]["bully_plan"]["pairs-full"]
+    assert "warnings" not in plan and plan["pairs_per_leaf_pair"] == 7
+    assert [(d["leaf_pair"], d["pairs"]) for d in plan["differing_leaf_pairs"]] == [(["l4", "l5"], 5)]
+    assert out.splitlines()[0].startswith("pairs-full: 5 pairs between l4 and l5, not 7: leaf l5 lists 12 nodes")
