@@ -63,7 +63,8 @@ def _config(args, study: str, **more) -> dict:
             raise GpcnetError(f"--fom-regex: {e}") from None
     return {"study": study, "app_command": cmd, "n": args.nodes_per_app, "ppn": args.ppn,
             "rotations": args.rotations, "launcher": args.launcher,
-            "congestor_bin": congestor_job.find_program(args.congestor_bin, more.get("congestor_kind", "congestor")),
+            "congestor_bin": (congestor_job.planned_program if args.plan else congestor_job.find_program)(
+                args.congestor_bin, more.get("congestor_kind", "congestor")),
             "congestor_warmup": args.congestor_warmup, "congestor_stop_timeout": 30.0,
             "congestor_start_timeout": 120.0,
             "fom_regex": args.fom_regex, "timeout": args.timeout,
