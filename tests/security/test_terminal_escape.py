@@ -145,6 +145,26 @@ def test_a_dollar_from_a_file_is_literal_text_in_a_figure(cli, tmp_path):
     assert "$\\notacommand$ sent" in out.read_text()   # the SVG names each text in a comment
 
 
+def test_a_huge_port_key_is_cut_in_the_figure(cli, tmp_path):
+    """An 80,000-character port key was drawn whole (a 13 MB SVG): it is
+    cut as `gpcnet nodes` cuts names (text_safe.NAME_LIMIT characters)."""
+    epoch = json.loads(TIMELINE.read_text())["timeline"][0]["start_epoch_s"]
+    key = "leaf1/" + "x" * 80_000
+    counters = _write(tmp_path, _counters(epoch, [key]), "c.json")
+    out = tmp_path / "t.svg"
+    code, _, err = cli("plot", TIMELINE, "--kind", "timeline", "--test", "rr_two_sided_lat",
+                       "--counters", counters, "--port", key, "-o", out)
+    assert code == 0 and err == "", err
+    small = tmp_path / "small.svg"
+    code, _, err = cli("plot", TIMELINE, "--kind", "timeline", "--test", "rr_two_sided_lat",
+                       "--counters", _write(tmp_path, _counters(epoch, ["leaf1/x"]), "s.json"), "-o", small)
+    assert code == 0, err
+    # the same figure with a short key, plus at most the cut name's glyphs
+    assert out.stat().st_size < small.stat().st_size + 200_000
+    assert "leaf1/" + "x" * (text_safe.NAME_LIMIT - 6) + "..." in out.read_text()
+    assert "x" * text_safe.NAME_LIMIT not in out.read_text()
+
+
 def test_label_makes_mathtext_literal():
     from matplotlib.figure import Figure
     import io
