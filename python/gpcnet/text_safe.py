@@ -21,7 +21,8 @@ import os
 QUOTE_LIMIT = 200
 
 
-def _escape_char(ch: str) -> str:
+def escape_char(ch: str) -> str:
+    """One character as a visible escape: \\x1b, \\u202e, \\U0001f600."""
     code = ord(ch)
     if code < 0x100:
         return f"\\x{code:02x}"
@@ -45,7 +46,7 @@ def terminal(text) -> str:
     text = str(text)
     if text.isprintable():  # the common case: one pass in C
         return text
-    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
+    return "".join(ch if ch.isprintable() else escape_char(ch) for ch in text)
 
 
 def path(name) -> str:
@@ -64,7 +65,7 @@ def path(name) -> str:
         if "\udc80" <= ch <= "\udcff":
             out.append(f"\\x{ord(ch) - 0xdc00:02x}")
         else:
-            out.append(ch if ch.isprintable() else _escape_char(ch))
+            out.append(ch if ch.isprintable() else escape_char(ch))
     return "".join(out)
 
 

@@ -171,3 +171,26 @@ def test_label_makes_mathtext_literal():
     fig = Figure()
     fig.subplots().set_title(text_safe.label("$\\notacommand$ costs $5 \x1b"))
     fig.savefig(io.BytesIO(), format="svg")  # raw, this raises a mathtext ParseFatalException
+
+
+@pytest.mark.parametrize("kind", ["corun", "bully", "scale"])
+def test_control_characters_from_a_study_are_escaped_in_the_html_report(cli, tmp_path, kind):
+    """ESC, C1, DEL, BEL, bidi overrides and a lone surrogate in a study's
+    application command, congestor arguments and a failed run's error were
+    written raw (HTML-escaped, but still acting in a terminal the page is
+    copied into): the page shows them as the terminal does, \\x1b[2J."""
+    import study_docs
+    doc = study_docs.KINDS[kind]()
+    doc["config"]["app_command"] = ["app" + HOSTILE, "--size", "8"]
+    doc["config"]["congestor_args"] = ["--congestors", "a2a" + HOSTILE]
+    doc["runs"].append({"id": "x-r9", "setting": doc["config"]["settings"][0], "rotation": 9, "status": "failed",
+                        "error": "exit 1: " + HOSTILE})
+    out = tmp_path / "r.html"
+    code, _, err = cli("report", _write(tmp_path, doc), "-o", out)
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    assert _raw_in(page) == set()
+    assert not any(c in page for c in "\x00\x1b\x9b\x7f\x07")
+    assert "app\\x1b[2J\\x9b31m\\x7f\\x07\\u202e\\u2066\\ud800" in page
+    if kind != "scale":
+        assert "exit 1: \\x1b[2J" in page
