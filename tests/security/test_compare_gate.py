@@ -187,3 +187,4 @@ def test_a_huge_row_name_does_not_pad_every_line(cli, tmp_path):
     assert max(len(ln) for ln in out.splitlines()) < 500
     assert "RR " + "x" * (text_safe.NAME_LIMIT - 3) + "..." in out
     assert "x" * text_safe.NAME_LIMIT not in out
+
