@@ -122,6 +122,11 @@ def test_the_choice_is_kept_for_the_port(perfquery):
     assert pq.read(5, 17)["bits"] == {"flit": 64}
     perfquery(4)     # no fixture: the port does not answer
     assert pq.read(5, 17) is None and pq.why_basic(5, 17) is None
+    # a port that does not answer at its first reading is not given a set yet
+    fresh = counters.PerfQuery()
+    assert fresh.read(5, 17) is None and fresh.why_basic(5, 17) is None and not fresh.extended
+    perfquery(2)
+    assert fresh.read(5, 17)["bits"] == {"flit": 64}
 
 
 def test_widths_and_saturation_per_counter():

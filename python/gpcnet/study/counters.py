@@ -154,17 +154,19 @@ class PerfQuery:
     def read(self, lid, port) -> dict | None:
         """{"stall", "flit", "saturates", ...} of one switch port, None when it does not answer."""
         lid, port = str(lid), str(port)
+        base = _tool(["perfquery", lid, port])
+        stall = counter_value(base.get("PortXmitWait"))
+        if stall is None:
+            return None     # the port does not answer: no choice made on that
         if (lid, port) not in self.extended and (lid, port) not in self.basic:
             self._choose(lid, port)
-        stall_flit = _tool(["perfquery", lid, port])
-        stall = counter_value(stall_flit.get("PortXmitWait"))
         if (lid, port) in self.extended:
             flit = counter_value(_tool(["perfquery", "-x", lid, port]).get("PortXmitData"))
-            if stall is None or flit is None:
+            if flit is None:
                 return None
             return {"stall": stall, "flit": flit, "saturates": ["stall"], "bits": {"flit": 64}}
-        flit = counter_value(stall_flit.get("PortXmitData"))
-        if stall is None or flit is None:
+        flit = counter_value(base.get("PortXmitData"))
+        if flit is None:
             return None
         return {"stall": stall, "flit": flit, "saturates": True}
 
