@@ -45,7 +45,8 @@ def _common(p) -> None:
                         "(any other config is refused, naming the field)")
     p.add_argument("--force", action="store_true", help="overwrite --output")
     p.add_argument("--plan", action="store_true",
-                   help="print the runs the study would make (JSON on standard output) and run nothing")
+                   help="print the runs the study would make (JSON on standard output) and run nothing; "
+                        "needs no congestor program built or on PATH")
     node_list_options(p, "node[01-12]")
     p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
 
