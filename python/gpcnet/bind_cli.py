@@ -16,6 +16,7 @@ import os
 import socket
 import sys
 
+from gpcnet.number_text import whole_number
 from gpcnet.nic_bind import MPIS, SPLITTERS, BindError, bound_environment, choose, local_rank, \
     local_size, mpi_variables, node_nics
 
@@ -50,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _rank_label(env) -> str:
-    rank = next((env[v] for v in WORLD_RANK_VARS if env.get(v, "").isdigit()), None)
+    rank = next((r for v in WORLD_RANK_VARS if (r := whole_number(env.get(v))) is not None), None)
     who = f"rank {rank}" if rank is not None else "a rank"
     return f"{who} on host {socket.gethostname()}"
 

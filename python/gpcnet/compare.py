@@ -35,13 +35,15 @@ def metrics(doc: dict, repetition: int = results.FIRST) -> dict:
         t = results.table(doc, table_id, repetition)
         for row in (t["rows"] if t else []):
             for stat, stat_label in _STATS:
-                m = Metric((table_id, row["test"], stat), f"{phase} {text_safe.terminal(row['name'])} {stat_label}",
-                           text_safe.terminal(row["unit"]), row["better"])
+                # Names cut as `gpcnet nodes` cuts them: the table pads every
+                # line to the longest label (one 2 MB name: 404 MB of output).
+                m = Metric((table_id, row["test"], stat), f"{phase} {text_safe.name(row['name'])} {stat_label}",
+                           text_safe.name(row["unit"]), row["better"])
                 out[m] = row[stat]
     for entry in results.impacts(doc, repetition):
         for stat, stat_label in _STATS:
             # CI >= 1 means harm, so a larger CI is always worse.
-            m = Metric(("impact", entry["test"], stat), f"CI {text_safe.terminal(entry['name'])} {stat_label}",
+            m = Metric(("impact", entry["test"], stat), f"CI {text_safe.name(entry['name'])} {stat_label}",
                        "x", "lower")
             out[m] = results.ci(entry, stat)
     return out
@@ -136,19 +138,49 @@ def _usable(value) -> bool:
     return number_text.as_float(value) is not None
 
 
-def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, same_program: bool) -> list:
+# What each program measures, by the first part of a metric's key:
+# network_test has no loaded phase and no Congestion Impact.
+MEASURES = {"network_test": {"isolated"}, "network_load_test": {"isolated", "loaded", "impact"}}
+_WHAT = {"loaded": "the loaded phase", "impact": "Congestion Impact"}
+
+
+def measures(program, metric: Metric) -> bool:
+    """Whether `program` can measure `metric` at all (an unknown program:
+    anything)."""
+    return metric.key[0] in MEASURES.get(program, {metric.key[0]})
+
+
+@dataclass
+class Gate:
+    """The gate's verdict on one run: its regression lines, how many of
+    the baseline's metrics it judged, and the metrics it left out."""
+    lines: list
+    judged: int
+    left_out: list
+
+
+def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, programs: tuple) -> Gate:
     """The regression lines of one run. A metric the gate cannot judge
     (a baseline value that is missing, zero or not finite, or a run that
     lost a value the baseline has) fails it: such a baseline must not
-    switch regression detection off. Only metrics one program does not
-    measure at all (network_test has no loaded phase) are left out."""
-    out = []
+    switch regression detection off. When the programs differ, a metric
+    the baseline lacks is not judged (nothing to judge it against), and
+    one of the baseline's that the run's program does not measure at all
+    (network_test has no loaded phase) is left out, and said so; every
+    other baseline metric is judged. A gate that judged nothing fails."""
+    out, judged, left_out = [], 0, []
+    base_program, run_program = programs
     for m in order:
-        if not same_program and (m not in baseline or m not in run):
-            continue
+        if base_program != run_program:
+            if m not in baseline:
+                continue
+            if m not in run and not measures(run_program, m):
+                left_out.append(m)
+                continue
         base, value = baseline.get(m), run.get(m)
         if base is None and value is None:
             continue  # neither run has this value (e.g. parsed text): nothing to judge
+        judged += 1
         if not _usable(value):
             out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
                        f"(no usable value in {label}; the baseline has one)")
@@ -160,7 +192,19 @@ def _gate(label: str, baseline: dict, run: dict, order: list, limit: float, same
             if worse is not None and worse > limit:
                 out.append(f"REGRESSION {label}: {m.label}: {_fmt(base)} -> {_fmt(value)} {m.unit} "
                            f"({number_text.percent(worse)} worse, limit {limit:g}%)")
-    return out
+    if not judged:
+        out.append(f"REGRESSION {label}: no metric judged: no metric has a value in both the baseline and "
+                   f"{label} (a gate that compares nothing fails; compare runs of the same tests)")
+    return Gate(out, judged, left_out)
+
+
+def left_out_note(label: str, program, gate: Gate) -> str | None:
+    """The line saying what the gate left out of a run, and why."""
+    if not gate.left_out:
+        return None
+    what = " and ".join(_WHAT.get(k, k) for k in dict.fromkeys(m.key[0] for m in gate.left_out))
+    return (f"note: {len(gate.left_out)} metrics of the baseline left out of the gate for {label}: "
+            f"{text_safe.name(program)} does not measure {what}")
 
 
 # A ratio column is headed "run/baseline" while that stays this short, so
@@ -206,14 +250,15 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
             cells += [_fmt(value), "-" if ratio is None else _ratio_text(ratio)]
         body.append(cells)
 
-    regressions = []
+    regressions, gate_notes = [], []
     if fail_if_worse is not None:
         if not (math.isfinite(fail_if_worse) and fail_if_worse >= 0):
             raise GpcnetError(f"--fail-if-worse {fail_if_worse}: expected a percentage of 0 or more")
         base_program = labelled_docs[0][1].get("program")
         for (label, doc), run in zip(labelled_docs[1:], per_run[1:]):
-            regressions += _gate(label, per_run[0], run, order, fail_if_worse,
-                                 same_program=doc.get("program") == base_program)
+            gate = _gate(label, per_run[0], run, order, fail_if_worse, (base_program, doc.get("program")))
+            regressions += gate.lines
+            gate_notes.append(left_out_note(label, doc.get("program"), gate))
 
     widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
@@ -223,6 +268,6 @@ def compare(labelled_docs: list, fail_if_worse: Optional[float] = None,
     legend = []
     if "ratio" in head[3:]:
         legend = [f"ratio = the value to its left / the value of {labels[0]} (the baseline)"]
-    notes = legend + [n for n in notes if n] + context_notes(labelled_docs)
+    notes = legend + [n for n in notes if n] + context_notes(labelled_docs) + [n for n in gate_notes if n]
     text = "\n".join(lines + [""] + notes).rstrip() + "\n"
     return text, regressions

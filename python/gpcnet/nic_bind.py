@@ -6,8 +6,9 @@ the launcher and the benchmark: it reads the rank's local rank from the
 launcher, picks one of the node's NICs, sets the per-process variables of
 Open MPI, MPICH and UCX that restrict the rank to that NIC, records the
 choice in GPCNET_NIC / GPCNET_NIC_INDEX for the benchmark's JSON, and
-execs the benchmark. Nothing here imports more than the standard library:
-it runs once per rank at start-up.
+execs the benchmark. Nothing here imports more than the standard library
+(and gpcnet's number_text and text_safe, which import only it): it runs
+once per rank at start-up.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+
+from gpcnet.number_text import WHOLE_MAX_DIGITS, whole_number
+from gpcnet.text_safe import quote
 
 # Where each launcher puts the rank's index among the ranks of its node,
 # in the order they are tried: a launcher's own variable before Slurm's
@@ -46,24 +50,36 @@ class Choice:
     notes: list = field(default_factory=list)
 
 
+def _env_number(env, var: str):
+    """The launcher's variable `var` as a whole number; None when unset or
+    blank; BindError when set to anything but ASCII digits (at most 20):
+    "²" passes str.isdigit() and int() refuses it."""
+    value = env.get(var)
+    if value is None or not value.strip():
+        return None
+    number = whole_number(value)
+    if number is None:
+        raise BindError(f"{var}={quote(value, 40)}: not a whole number (ASCII digits, at most "
+                        f"{WHOLE_MAX_DIGITS}): is gpcnet-bind started by the launcher?")
+    return number
+
+
 def local_rank(env) -> int:
     for var in LOCAL_RANK_VARS:
-        value = env.get(var)
-        if value is not None and value.strip().isdigit():
-            return int(value)
+        value = _env_number(env, var)
+        if value is not None:
+            return value
     raise BindError("no local rank from the launcher (none of " + ", ".join(LOCAL_RANK_VARS)
                     + " is set): start gpcnet-bind with mpirun, mpiexec or srun")
 
 
 def local_size(env):
     for var in LOCAL_SIZE_VARS:
-        value = env.get(var)
-        if value is not None and value.strip().isdigit() and int(value) > 0:
-            return int(value)
-    tasks = env.get("SLURM_TASKS_PER_NODE", "")   # e.g. "4(x3),2": this node's is unknown
-    if tasks.isdigit():
-        return int(tasks)
-    return None
+        value = _env_number(env, var)
+        if value:
+            return value
+    # e.g. "4(x3),2": this node's is unknown
+    return whole_number(env.get("SLURM_TASKS_PER_NODE")) or None
 
 
 def host_netdevs(sys_root: str = SYS) -> list:
@@ -79,7 +95,7 @@ def nic_exists(nic: str, sys_root: str = SYS) -> bool:
     """A netdev (eth1), or an RDMA device port as UCX names it (mlx5_0:1)."""
     if ":" in nic:
         dev, port = nic.split(":", 1)
-        return bool(dev) and port.isdigit() and os.path.isdir(
+        return bool(dev) and whole_number(port) is not None and os.path.isdir(
             os.path.join(sys_root, "class", "infiniband", dev, "ports", port))
     return bool(nic) and "/" not in nic and os.path.exists(os.path.join(sys_root, "class", "net", nic))
 
@@ -125,9 +141,12 @@ def _sys_domain_of_cpu(cpu: int, kind: str, sys_root: str):
     base = os.path.join(sys_root, "devices", "system", "cpu", f"cpu{cpu}")
     if kind == "socket":
         v = _read(os.path.join(base, "topology", "physical_package_id"))
-        return int(v) if v is not None and v.lstrip("-").isdigit() else None
+        if v is not None and v.strip().startswith("-"):   # -1: not known
+            n = whole_number(v.strip()[1:])
+            return -n if n is not None else None
+        return whole_number(v)
     try:
-        nodes = [e for e in os.listdir(base) if e.startswith("node") and e[4:].isdigit()]
+        nodes = [e for e in os.listdir(base) if e.startswith("node") and whole_number(e[4:]) is not None]
     except OSError:
         return None
     return int(nodes[0][4:]) if nodes else None
@@ -139,7 +158,7 @@ def _sys_domain_of_nic(nic: str, kind: str, sys_root: str):
     base = os.path.join(sys_root, "class", cls, dev, "device")
     if kind == "numa":
         v = _read(os.path.join(base, "numa_node"))
-        return int(v) if v is not None and v.isdigit() else None
+        return whole_number(v)
     cpus = _read(os.path.join(base, "local_cpulist"))
     if not cpus:
         return None

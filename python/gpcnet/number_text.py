@@ -26,6 +26,24 @@ MEASURED_MAX = 1e100
 MEASURED_MIN = 1e-100
 
 
+# A whole number read from text (an environment variable, a tool's output)
+# has at most this many digits: 2^64 - 1 has 20. int() of 5,000 digits
+# raises (Python 3.11+), and str.isdigit() accepts "²" and "٣", which
+# int() refuses or reads as another digit.
+WHOLE_MAX_DIGITS = 20
+
+
+def whole_number(text, digits: int = WHOLE_MAX_DIGITS) -> Optional[int]:
+    """`text` as a whole number when it is 1 to `digits` ASCII digits
+    (spaces around allowed), else None."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def as_float(value) -> Optional[float]:
     """A JSON number as a finite float, or None: None, booleans, strings,
     NaN, infinities and integers beyond a double's range are all None."""

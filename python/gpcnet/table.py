@@ -68,12 +68,28 @@ def markdown(rows: list) -> str:
     return "\n".join(lines) + f"\n\n{units}; BW = RR Two-sided BW+Sync.\n"
 
 
+# A spreadsheet takes a cell that starts with one of these as a formula
+# (OWASP, CSV injection): `=HYPERLINK(...)` as a run's file name would be
+# one. Such a text cell is written with a `'` in front, which shows it as
+# text; a number cell is never text, so -3.5 stays the number it is.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """A text cell of the CSV, inert in a spreadsheet."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _csv_nodes(value) -> str:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else csv_text(_nodes(value))
+
+
 def as_csv(rows: list) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "nodes", "pport"] + [f"{p}_{s}_{m}" for p, s, m in COLUMNS])
     for r in rows:
-        writer.writerow([r["label"], _nodes(r["nodes"]), _pport(r["pport"])] +
+        writer.writerow([csv_text(r["label"]), _csv_nodes(r["nodes"]), _pport(r["pport"])] +
                         [_csv_num(r[c]) for c in COLUMNS])
     return out.getvalue()
 

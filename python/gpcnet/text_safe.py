@@ -21,7 +21,8 @@ import os
 QUOTE_LIMIT = 200
 
 
-def _escape_char(ch: str) -> str:
+def escape_char(ch: str) -> str:
+    """One character as a visible escape: \\x1b, \\u202e, \\U0001f600."""
     code = ord(ch)
     if code < 0x100:
         return f"\\x{code:02x}"
@@ -45,7 +46,7 @@ def terminal(text) -> str:
     text = str(text)
     if text.isprintable():  # the common case: one pass in C
         return text
-    return "".join(ch if ch.isprintable() else _escape_char(ch) for ch in text)
+    return "".join(ch if ch.isprintable() else escape_char(ch) for ch in text)
 
 
 def path(name) -> str:
@@ -64,7 +65,7 @@ def path(name) -> str:
         if "\udc80" <= ch <= "\udcff":
             out.append(f"\\x{ord(ch) - 0xdc00:02x}")
         else:
-            out.append(ch if ch.isprintable() else _escape_char(ch))
+            out.append(ch if ch.isprintable() else escape_char(ch))
     return "".join(out)
 
 
@@ -120,7 +121,20 @@ def quote(value, limit: int = QUOTE_LIMIT) -> str:
     return terminal(shorten(f"<{type(value).__name__}>", limit))
 
 
-def label(text) -> str:
+# A name from a file (a node, a row, a port key) is shown to at most this
+# many characters: tables pad every line to the longest name and figures
+# draw it whole, so one name of 80,000 characters would make every line,
+# or the SVG, that many times larger.
+NAME_LIMIT = 255
+
+
+def name(text, limit: int = NAME_LIMIT) -> str:
+    """A name from a file for a table or a line of text: cut to `limit`
+    characters ('...' when cut) and escaped as terminal() does."""
+    return terminal(shorten(str(text), limit))
+
+
+def label(text, limit: int = NAME_LIMIT) -> str:
     """A string from a file as literal text for a matplotlib label, title,
     tick or legend entry.
 
@@ -129,6 +143,8 @@ def label(text) -> str:
     `$` becomes `\\$`: matplotlib then finds no mathematics in the string
     (a `$\\notacommand$` port key would be a parse error) and draws each
     `\\$` as a plain dollar. This holds as long as text.usetex is off,
-    which gpcnet's figures ensure (figures.literal_text_rc).
+    which gpcnet's figures ensure (figures.literal_text_rc). It is cut to
+    `limit` characters first, as name() cuts (a label is a name or a title,
+    never a paragraph).
     """
-    return terminal(text).replace("$", "\\$")
+    return name(text, limit).replace("$", "\\$")

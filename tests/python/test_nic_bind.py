@@ -43,6 +43,31 @@ def test_the_mpi_launchers_rank_wins_over_slurms():
     assert nic_bind.local_rank({"SLURM_LOCALID": "0", "MPI_LOCALRANKID": "2"}) == 2
 
 
+BAD_NUMBERS = ["²", "٣", "7" * 5000]    # str.isdigit() accepts each; int() refuses or misreads them
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+def test_a_local_rank_that_is_not_ascii_digits_is_one_clear_line(value):
+    with pytest.raises(BindError) as e:
+        nic_bind.local_rank({"OMPI_COMM_WORLD_LOCAL_RANK": value})
+    text = str(e.value)
+    assert text.startswith("OMPI_COMM_WORLD_LOCAL_RANK='") and "not a whole number (ASCII digits, at most 20)" in text
+    assert len(text) < 200 and "\n" not in text
+    assert nic_bind.local_size({"OMPI_COMM_WORLD_LOCAL_SIZE": "4", "SLURM_TASKS_PER_NODE": value}) == 4
+    assert nic_bind.local_size({"SLURM_TASKS_PER_NODE": value}) is None
+    with pytest.raises(BindError, match="^MPI_LOCALNRANKS="):
+        nic_bind.local_size({"MPI_LOCALNRANKS": value})
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+def test_the_wrapper_says_one_line_for_a_bad_local_rank(value):
+    p = _bind(["--nics", "lo", "--show"], {"OMPI_COMM_WORLD_LOCAL_RANK": value, "OMPI_COMM_WORLD_RANK": value})
+    assert p.returncode == 2 and p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpcnet-bind: OMPI_COMM_WORLD_LOCAL_RANK='"), p.stderr
+    assert "Traceback" not in p.stderr and len(lines[0]) < 200
+
+
 def test_no_launcher_is_refused():
     with pytest.raises(BindError, match="no local rank"):
         nic_bind.local_rank({})

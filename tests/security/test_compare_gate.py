@@ -122,3 +122,69 @@ def test_extreme_values_are_judged_and_printed_bounded(cli, tmp_path, value, sho
     else:
         assert not [r for r in regressions if "Isolated RR Two-sided Lat (8 B) Avg" in r]
     assert all(len(word) < 25 for word in out.split() if word[:1].isdigit())
+
+
+def _only_rows(doc, tests):
+    for t in doc["tables"]:
+        t["rows"] = [r for r in t["rows"] if r["test"] in tests]
+    return doc
+
+
+def test_a_run_of_another_program_with_nothing_in_common_fails_the_gate(cli, tmp_path):
+    """Issue 55: a load-test baseline and a network_test run holding only
+    rr_get_lat: all 18 baseline metrics showed `-` and the gate passed.
+    network_test cannot measure the loaded phase or CI: those 12 are left
+    out, said so; the 6 isolated ones it can measure are judged, and fail."""
+    run = _write(tmp_path, _only_rows(fixture_doc("network_run.json"), {"rr_get_lat"}), "get.json")
+    code, out, _ = cli("compare", REAL, run, "--fail-if-worse", "5")
+    assert code == 1, out
+    flagged = [ln for ln in out.splitlines() if ln.startswith("REGRESSION")]
+    assert len(flagged) == 6 and all(ln.startswith("REGRESSION get: Isolated ") for ln in flagged)
+    assert all("no usable value in get" in ln for ln in flagged)
+    assert ("note: 12 metrics of the baseline left out of the gate for get: network_test does not measure "
+            "the loaded phase and Congestion Impact") in out
+    assert "no metric is more than" not in out
+
+
+def test_a_run_of_another_program_is_judged_on_what_it_measures(cli):
+    """The load test's run against network_test's 8 canaries: its 3 isolated
+    ones are judged (and pass); its loaded and CI values are not in the
+    baseline, so nothing judges them."""
+    code, out, _ = cli("compare", REAL, str(FIXTURES / "network_run.json"), "--fail-if-worse", "1000")
+    assert code == 0 and "no metric is more than 1000% worse" in out
+    assert "left out of the gate for network_run: network_test does not measure" in out
+
+
+@pytest.mark.parametrize("run_doc", ["load_run.json", "network_run.json"])
+def test_a_gate_that_judged_no_metric_fails(cli, tmp_path, run_doc):
+    """Neither document has a value the other can be judged against (a
+    baseline of parsed text without values; a run of another program): the
+    gate compared nothing, so it fails."""
+    base = _write(tmp_path, _set_all(fixture_doc("load_run.json"), None))
+    run = _write(tmp_path, _set_all(fixture_doc(run_doc), None), "run.json")
+    code, out, _ = cli("compare", base, run, "--fail-if-worse", "5")
+    assert code == 1, out
+    flagged = [ln for ln in out.splitlines() if ln.startswith("REGRESSION")]
+    assert flagged == ["REGRESSION run: no metric judged: no metric has a value in both the baseline and run "
+                       "(a gate that compares nothing fails; compare runs of the same tests)"]
+
+
+def test_a_huge_row_name_does_not_pad_every_line(cli, tmp_path):
+    """Issue 55: every line was padded to the longest row name; one 2 MB
+    name in a 2.6 MB document wrote 404 MB to stdout. Names are cut as
+    `gpcnet nodes` cuts them (255 characters)."""
+    from gpcnet import text_safe
+    doc = fixture_doc("load_run.json")
+    doc["tables"][0]["rows"][0]["name"] = "RR " + "x" * 2_000_000
+    huge = _write(tmp_path, doc, "huge.json")
+    worse = copy.deepcopy(doc)
+    worse["tables"][0]["rows"][0]["avg"] *= 2
+    code, out, _ = cli("compare", huge, _write(tmp_path, worse, "worse.json"), "--fail-if-worse", "5")
+    assert code == 1
+    code_plain, plain, _ = cli("compare", REAL, REAL)
+    # the same table with one name of 258 characters: each line at most that much longer
+    assert len(out) < len(plain) + 300 * (len(out.splitlines()) + 1)
+    assert max(len(ln) for ln in out.splitlines()) < 500
+    assert "RR " + "x" * (text_safe.NAME_LIMIT - 3) + "..." in out
+    assert "x" * text_safe.NAME_LIMIT not in out
+

@@ -145,9 +145,52 @@ def test_a_dollar_from_a_file_is_literal_text_in_a_figure(cli, tmp_path):
     assert "$\\notacommand$ sent" in out.read_text()   # the SVG names each text in a comment
 
 
+def test_a_huge_port_key_is_cut_in_the_figure(cli, tmp_path):
+    """An 80,000-character port key was drawn whole (a 13 MB SVG): it is
+    cut as `gpcnet nodes` cuts names (text_safe.NAME_LIMIT characters)."""
+    epoch = json.loads(TIMELINE.read_text())["timeline"][0]["start_epoch_s"]
+    key = "leaf1/" + "x" * 80_000
+    counters = _write(tmp_path, _counters(epoch, [key]), "c.json")
+    out = tmp_path / "t.svg"
+    code, _, err = cli("plot", TIMELINE, "--kind", "timeline", "--test", "rr_two_sided_lat",
+                       "--counters", counters, "--port", key, "-o", out)
+    assert code == 0 and err == "", err
+    small = tmp_path / "small.svg"
+    code, _, err = cli("plot", TIMELINE, "--kind", "timeline", "--test", "rr_two_sided_lat",
+                       "--counters", _write(tmp_path, _counters(epoch, ["leaf1/x"]), "s.json"), "-o", small)
+    assert code == 0, err
+    # the same figure with a short key, plus at most the cut name's glyphs
+    assert out.stat().st_size < small.stat().st_size + 200_000
+    assert "leaf1/" + "x" * (text_safe.NAME_LIMIT - 6) + "..." in out.read_text()
+    assert "x" * text_safe.NAME_LIMIT not in out.read_text()
+
+
 def test_label_makes_mathtext_literal():
     from matplotlib.figure import Figure
     import io
     fig = Figure()
     fig.subplots().set_title(text_safe.label("$\\notacommand$ costs $5 \x1b"))
     fig.savefig(io.BytesIO(), format="svg")  # raw, this raises a mathtext ParseFatalException
+
+
+@pytest.mark.parametrize("kind", ["corun", "bully", "scale"])
+def test_control_characters_from_a_study_are_escaped_in_the_html_report(cli, tmp_path, kind):
+    """ESC, C1, DEL, BEL, bidi overrides and a lone surrogate in a study's
+    application command, congestor arguments and a failed run's error were
+    written raw (HTML-escaped, but still acting in a terminal the page is
+    copied into): the page shows them as the terminal does, \\x1b[2J."""
+    import study_docs
+    doc = study_docs.KINDS[kind]()
+    doc["config"]["app_command"] = ["app" + HOSTILE, "--size", "8"]
+    doc["config"]["congestor_args"] = ["--congestors", "a2a" + HOSTILE]
+    doc["runs"].append({"id": "x-r9", "setting": doc["config"]["settings"][0], "rotation": 9, "status": "failed",
+                        "error": "exit 1: " + HOSTILE})
+    out = tmp_path / "r.html"
+    code, _, err = cli("report", _write(tmp_path, doc), "-o", out)
+    assert code == 0, err
+    page = out.read_text(encoding="utf-8")
+    assert _raw_in(page) == set()
+    assert not any(c in page for c in "\x00\x1b\x9b\x7f\x07")
+    assert "app\\x1b[2J\\x9b31m\\x7f\\x07\\u202e\\u2066\\ud800" in page
+    if kind != "scale":
+        assert "exit 1: \\x1b[2J" in page

@@ -129,9 +129,9 @@ def test_the_testbed_knows_its_uplinks():
     assert bullies.testbed_uplinks(NS(params={"spines": 2, "uplink_rate": 0, "host_rate": 0})) is None
 
 
-def test_corun_plan_lists_settings_and_congestor_nodes(tmp_path, capsys, congestor_bin):
+def test_corun_plan_lists_settings_and_congestor_nodes(tmp_path, capsys):
     code = main(["study", "corun", "--nodes", "n[01-12]", "-n", "4", "--rotations", "2", "--plan",
-                 "--congestor-bin", congestor_bin, "--", "app"])
+                 "--", "app"])
     out, err = capsys.readouterr()
     assert code == 0, err
     runs = json.loads(out)["runs"]
@@ -140,7 +140,6 @@ def test_corun_plan_lists_settings_and_congestor_nodes(tmp_path, capsys, congest
     assert iv["name"] == iv["setting"] == "IV" and iv["app"] == ["n01", "n03", "n05", "n07"]
     assert iv["congestor"] == ["n02", "n04", "n06", "n08"] and iv["flows"] == []
     assert runs[4]["about"]["offset"] == 6 and runs[4]["app"] == ["n07", "n08", "n09", "n10"]
-    code = main(["study", "corun", "--nodes", "n[01-12]", "-n", "5", "--plan", "--congestor-bin", congestor_bin,
-                 "--", "app"])
+    code = main(["study", "corun", "--nodes", "n[01-12]", "-n", "5", "--plan", "--", "app"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and "N = 5 needs a list of at least 3N = 15 nodes" in err

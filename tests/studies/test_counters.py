@@ -281,3 +281,28 @@ def test_in_process_sampler_runs_in_a_child_and_keeps_every_reading(tmp_path):
     import pytest as _pytest
     with _pytest.raises(ChildProcessError):
         os.waitpid(s.pid, os.WNOHANG)                # reaped: nothing left behind
+
+
+BAD_NUMBERS = ["²", "٣", "7" * 5000]    # str.isdigit() accepts each; int() refuses or misreads them
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+def test_a_rank_variable_that_is_not_ascii_digits_falls_back_to_the_host_name(monkeypatch, value):
+    import socket
+    for var in counters.RANK_VARIABLES:
+        monkeypatch.setenv(var, value)
+    me = socket.gethostname().split(".")[0]
+    tiles = {"nodes": ["other", me], "by_node": [[{"key": "a"}], [{"key": "b"}]]}
+    assert counters.my_targets(tiles) == (me, [{"key": "b"}])
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "0")
+    assert counters.my_targets(tiles) == ("other", [{"key": "a"}])
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+def test_a_switch_port_or_lid_that_is_not_ascii_digits_is_no_switch_port(tmp_path, monkeypatch, value):
+    root = fake_sys(tmp_path / "sys", ib={"mlx5_0/1": {"port_xmit_data": 100, "port_xmit_wait": 5}})
+    monkeypatch.setattr(counters.shutil, "which", lambda name: "/bin/" + name)
+    for answer in ({"NodeType": "Switch", "LocalPort": value, "Lid": "12"},
+                   {"NodeType": "Switch", "LocalPort": "7", "Lid": value}):
+        monkeypatch.setattr(counters, "_tool", lambda cmd, a=answer: a)
+        assert counters.find_switch_ports(counters.sample(root)) == {}

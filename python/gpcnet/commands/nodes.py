@@ -10,9 +10,6 @@ import sys
 from gpcnet.commands.common import EXIT_OK
 from gpcnet.errors import GpcnetError
 
-# The most of a node name the table shows (a host name has at most 255 bytes).
-NAME_WIDTH = 255
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser("nodes", help="name the slow nodes of a --node-probe run and the slow NICs "
@@ -68,7 +65,7 @@ def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
     from gpcnet import number_text, text_safe  # names from the file escaped; extreme numbers bounded
     # Cut too: the table pads every name to the longest, so one name of a
     # million characters would make every line that long.
-    rows, slow = ([dict(r, name=text_safe.terminal(text_safe.shorten(r["name"], NAME_WIDTH))) for r in group]
+    rows, slow = ([dict(r, name=text_safe.name(r["name"])) for r in group]
                   for group in (rows, slow))
     print(f"Per-node probe: {len(rows)} nodes, {probe['rounds']} rounds of {probe['exchanges']} "
           f"exchanges of {probe['bytes']} bytes each way ({number_text.fixed(probe['wall_s'], 2)} s)")
@@ -90,7 +87,7 @@ def _print_nics(doc: dict, threshold: float) -> None:
     from gpcnet import nics, nodes, number_text, text_safe
 
     def name(text) -> str:
-        return text_safe.terminal(text_safe.shorten(str(text), NAME_WIDTH))
+        return text_safe.name(text)
     print(f"Per-NIC canaries (gpcnet-bind): {doc['nics'].get('rails')} rails")
     for t in nics.canaries(doc):
         print(f"{name(t.get('table'))} (repetition {t.get('repetition')}): {name(t['name'])} "

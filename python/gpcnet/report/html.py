@@ -96,14 +96,24 @@ class Figures:
                    fig_id, svg(fig, f"gpcnet-{self.count}-{fig_id}"), caption)
 
 
-# A JSON string may hold a lone surrogate ("\ud800"): valid JSON, but no
-# character, and not encodable as UTF-8.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# What a page shows as an escape, as the terminal does (text_safe): a lone
+# surrogate ("\ud800": valid JSON, but no character, not encodable as
+# UTF-8), control characters (C0 but tab, newline and carriage return,
+# which HTML takes as white space; DEL; C1: ESC from a study JSON would
+# reach whoever copies the page into a terminal, and XML forbids most of
+# them in the inline SVG), and the invisible format characters that
+# reorder or hide text (bidi overrides and isolates, zero-width ones, the
+# line and paragraph separators, the BOM). Nothing of gpcnet's own markup
+# is among them, so the whole page is escaped at once, after everything
+# is in it.
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069"
+                     "\ufeff\ud800-\udfff]")
 
 
 def page(title: str, body) -> str:
     """The whole document: one style sheet, no scripts, no external
-    resources; a lone surrogate from a file is shown as its escape
-    (\\ud800), so that the page can be written as UTF-8."""
+    resources; a character that would act or hide rather than show (see
+    _HIDDEN) is shown as its escape (\\x1b, \\u202e, \\ud800)."""
+    from gpcnet.text_safe import escape_char
     text = _PAGE.render(title=title, css=CSS, body=body)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _HIDDEN.sub(lambda m: escape_char(m.group()), text)

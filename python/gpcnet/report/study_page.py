@@ -131,6 +131,20 @@ def _metric_section(s: dict, figs: Figures) -> Markup:
     return out
 
 
+def _counter_set_note(study: dict) -> Markup:
+    """The runs whose InfiniBand flits came from the 32-bit base counters
+    (the port did not answer `perfquery -x`), and why: such a counter may
+    sit at its ceiling, which leaves the interval without a rate."""
+    from gpcnet.study.sampling import basic_note
+    notes = [(r.get("id"), note) for r in study["runs"] if isinstance(r, dict)
+             and (note := basic_note((r.get("counters") or {}).get("counter_set")))]
+    if not notes:
+        return Markup("")
+    rid, note = notes[0]
+    return fmt("<p>Counters: {} of {} runs read switch ports with the 32-bit base counters; run {}: {}.</p>",
+               len(notes), len(study["runs"]), str(rid), note)
+
+
 def _series_section(s: dict, figs: Figures) -> Markup:
     if not s["series"]:
         return Markup("<p>No counter time series in this study (counters not sampled during the runs).</p>")
@@ -162,6 +176,7 @@ def render(study: dict) -> str:
                                 f"Execution time of each setting divided by the median of setting {s['baseline']}."))
     parts += [Markup("<h2>CI_app = t_congested / t_isolated</h2>"), _ci_app_table(s),
               Markup("<h2>Stall/flit ratio vs time (per setting)</h2>"), _metric_section(s, figs),
+              _counter_set_note(study),
               Markup("<h2>Stalls per second on network and processor tiles vs time (per setting)</h2>"),
               tiles_section(s, figs),
               Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]

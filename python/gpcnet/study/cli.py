@@ -46,7 +46,8 @@ def _common(p) -> None:
                         "(any other config is refused, naming the field)")
     p.add_argument("--force", action="store_true", help="overwrite --output")
     p.add_argument("--plan", action="store_true",
-                   help="print the runs the study would make (JSON on standard output) and run nothing")
+                   help="print the runs the study would make (JSON on standard output) and run nothing; "
+                        "needs no congestor program built or on PATH")
     node_list_options(p, "node[01-12]")
     p.add_argument("app", nargs="+", metavar="-- APP ARGS", help="the application command and its arguments")
 
@@ -64,7 +65,8 @@ def _config(args, study: str, **more) -> dict:
             raise GpcnetError(f"--fom-regex: {e}") from None
     return {"study": study, "app_command": cmd, "n": args.nodes_per_app, "ppn": args.ppn,
             "rotations": args.rotations, "launcher": args.launcher,
-            "congestor_bin": congestor_job.find_program(args.congestor_bin, more.get("congestor_kind", "congestor")),
+            "congestor_bin": (congestor_job.planned_program if args.plan else congestor_job.find_program)(
+                args.congestor_bin, more.get("congestor_kind", "congestor")),
             "congestor_warmup": args.congestor_warmup, "congestor_stop_timeout": 30.0,
             "congestor_start_timeout": 120.0,
             "fom_regex": args.fom_regex, "timeout": args.timeout,

@@ -26,6 +26,9 @@ from gpcnet.errors import GpcnetError
 KINDS = {"congestor": "network_congestor", "load-test": "network_load_test"}
 
 
+REPO_BUILD = Path(__file__).resolve().parents[3] / "build"   # a checkout's own build, after PATH
+
+
 def find_program(path: str | None, kind: str = "congestor") -> str:
     name = KINDS[kind]
     if path:
@@ -33,12 +36,22 @@ def find_program(path: str | None, kind: str = "congestor") -> str:
             raise GpcnetError(f"--congestor-bin {path}: not an executable file")
         return os.path.abspath(path)
     found = shutil.which(name)
-    repo_build = Path(__file__).resolve().parents[3] / "build" / name
     if found:
         return found
-    if repo_build.is_file():
-        return str(repo_build)
+    if (REPO_BUILD / name).is_file():
+        return str(REPO_BUILD / name)
     raise GpcnetError(f"{name} not found: build it (scripts/build.sh) or give --congestor-bin")
+
+
+def planned_program(path: str | None, kind: str = "congestor") -> str:
+    """The program a --plan names: planning runs nothing, so it needs no
+    build (a login node, a fresh checkout); the real study looks for it."""
+    if path:
+        return os.path.abspath(path)
+    try:
+        return find_program(None, kind)
+    except GpcnetError:
+        return KINDS[kind]
 
 
 def bound_s(cfg: dict) -> float:

@@ -36,14 +36,19 @@ import sys
 import time
 from pathlib import Path
 
+from gpcnet.number_text import whole_number
+from gpcnet.text_safe import shorten
+
 NET_FIELDS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_dropped", "tx_dropped",
               "rx_errors", "tx_errors")
 IB_FIELDS = ("port_xmit_data", "port_rcv_data", "port_xmit_wait", "port_xmit_packets",
              "port_rcv_packets", "port_xmit_discards")
-# Base IB PMA counters are 32 bits and saturate (stop at 2^32-1); the
-# extended ones wrap at 2^64. Linux interface statistics are 64-bit (some
-# drivers 32-bit): a decrease is taken as one wrap at the smallest width
-# that explains it.
+# Base IB PMA counters (PortCounters) are 32 bits and saturate (stop at
+# 2^32-1): on a fabric that never resets them the data counters sit there.
+# The extended ones (PortCountersExtended, `perfquery -x`) are 64 bits and
+# wrap; they have no PortXmitWait, which is read from the base set.
+# Linux interface statistics are 64-bit (some drivers 32-bit): a decrease
+# is taken as one wrap at the smallest width that explains it.
 IB_SATURATED = 2 ** 32 - 1
 
 
@@ -73,13 +78,14 @@ def sample(sys_root: str = "/sys") -> dict:
     return out
 
 
-def counter_delta(before, after):
-    """after - before, allowing one wrap; None if either is absent."""
+def counter_delta(before, after, bits: int | None = None):
+    """after - before, allowing one wrap (at `bits` when the counter's width
+    is known); None if either is absent."""
     if before is None or after is None:
         return None
     if after >= before:
         return after - before
-    for bits in (32, 64):
+    for bits in (bits,) if bits else (32, 64):
         if before < 2 ** bits:
             return after + 2 ** bits - before
     return None
@@ -96,20 +102,79 @@ def hca_ports(smp: dict) -> dict:
     return out
 
 
-def _tool(cmd: list) -> dict:
-    """infiniband-diags output `Name:......value` as {name: value}; {} on any failure."""
+def _run_tool(cmd: list) -> tuple:
+    """infiniband-diags output `Name:......value` as ({name: value}, None),
+    or ({}, why) on any failure (why: the command's last line of stderr)."""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return {}, f"{cmd[0]}: " + (e.strerror if isinstance(e, OSError) else "no answer in 5 s")
     if p.returncode:
-        return {}
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        return {}, f"exit {p.returncode}" + (f": {shorten(last, 200)}" if last else "")
     out = {}
     for line in p.stdout.splitlines():
         name, dots, value = line.partition(":")
         if dots and not name.startswith("#"):
             out[name.strip()] = value.strip(". \t")
-    return out
+    return out, None
+
+
+def _tool(cmd: list) -> dict:
+    return _run_tool(cmd)[0]
+
+
+def counter_value(text):
+    """A counter's value as a tool prints it (ASCII digits, at most 20: what
+    2^64 - 1 needs), else None: never int() of "²" or of 5,000 digits."""
+    return whole_number(text)
+
+
+class PerfQuery:
+    """Reads switch ports with perfquery: PortXmitWait (the stall) from the
+    base counters, PortXmitData (the flit) from the 64-bit extended ones
+    (`perfquery -x`) where the port answers them, else from the base
+    counters, with the reason kept (`basic`). Which set a port uses is
+    decided at its first reading and kept: a rate is a difference of two
+    readings of the same counter."""
+
+    def __init__(self):
+        self.basic = {}      # (lid, port) -> why the 32-bit base PortXmitData is read
+        self.extended = set()
+
+    def _choose(self, lid: str, port: str) -> None:
+        ext, why = _run_tool(["perfquery", "-x", lid, port])
+        if why is None and counter_value(ext.get("PortXmitData")) is not None:
+            self.extended.add((lid, port))
+        else:
+            self.basic[(lid, port)] = (f"perfquery -x {lid} {port}: "
+                                       + (why or "no 64-bit PortXmitData in its output")
+                                       + "; the 32-bit PortXmitData of the base counters is read (it saturates)")
+
+    def read(self, lid, port) -> dict | None:
+        """{"stall", "flit", "saturates", ...} of one switch port, None when it does not answer."""
+        lid, port = str(lid), str(port)
+        base = _tool(["perfquery", lid, port])
+        stall = counter_value(base.get("PortXmitWait"))
+        if stall is None:
+            return None     # the port does not answer: no choice made on that
+        if (lid, port) not in self.extended and (lid, port) not in self.basic:
+            self._choose(lid, port)
+        if (lid, port) in self.extended:
+            flit = counter_value(_tool(["perfquery", "-x", lid, port]).get("PortXmitData"))
+            if flit is None:
+                return None
+            return {"stall": stall, "flit": flit, "saturates": ["stall"], "bits": {"flit": 64}}
+        flit = counter_value(base.get("PortXmitData"))
+        if flit is None:
+            return None
+        return {"stall": stall, "flit": flit, "saturates": True}
+
+    def why_basic(self, lid, port) -> str | None:
+        return self.basic.get((str(lid), str(port)))
+
+
+PERFQUERY = PerfQuery()   # this process's choice per port (each sampler is a process)
 
 
 def find_switch_ports(smp: dict) -> dict:
@@ -124,31 +189,25 @@ def find_switch_ports(smp: dict) -> dict:
         where = ["-C", dev, "-P", port, "-D", "0," + port]
         info = _tool(["smpquery", *where[:4], "nodeinfo", *where[4:]])
         lid = _tool(["smpquery", *where[:4], "portinfo", *where[4:], "0"]).get("Lid")
-        if info.get("NodeType") == "Switch" and info.get("LocalPort", "").isdigit() and (lid or "").isdigit():
+        if (info.get("NodeType") == "Switch" and counter_value(info.get("LocalPort")) is not None
+                and counter_value(lid) is not None):
             found[key] = (lid, info["LocalPort"])
     return found
 
 
-def switch_port_reading(host: str, key: str, lid: str, port: str) -> dict:
-    c = _tool(["perfquery", lid, port])
-    try:
-        return {f"{host}/{key}@switch{lid}/{port}": {"stall": int(c["PortXmitWait"]),
-                                                      "flit": int(c["PortXmitData"]), "saturates": True}}
-    except (KeyError, ValueError):
-        return {}
-
-
-def fabric_reading(node: str, targets: list) -> dict:
+def fabric_reading(node: str, targets: list, pq: PerfQuery | None = None) -> dict:
     """One reading of the switch ports `targets` ([{"key", "lid", "port"}])
-    with perfquery; a port that does not answer is absent."""
-    ports = {}
+    with perfquery; a port that does not answer is absent. `basic`: the
+    ports read with the 32-bit base PortXmitData, and why."""
+    pq = pq or PERFQUERY
+    ports, basic = {}, {}
     for t in targets:
-        c = _tool(["perfquery", str(t["lid"]), str(t["port"])])
-        try:
-            ports[t["key"]] = {"stall": int(c["PortXmitWait"]), "flit": int(c["PortXmitData"]), "saturates": True}
-        except (KeyError, ValueError):
-            continue
-    return {"host": node, "time": time.time(), "source": "infiniband-fabric", "ports": ports}
+        c = pq.read(t["lid"], t["port"])
+        if c is not None:
+            ports[t["key"]] = c
+            if (why := pq.why_basic(t["lid"], t["port"])) is not None:
+                basic[t["key"]] = why
+    return {"host": node, "time": time.time(), "source": "infiniband-fabric", "ports": ports, "basic": basic}
 
 
 RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")
@@ -160,8 +219,8 @@ def my_targets(tiles: dict) -> tuple:
     host name."""
     nodes, by_node = tiles.get("nodes") or [], tiles.get("by_node") or []
     for var in RANK_VARIABLES:
-        if os.environ.get(var, "").isdigit() and int(os.environ[var]) < len(nodes):
-            i = int(os.environ[var])
+        i = counter_value(os.environ.get(var))
+        if i is not None and i < len(nodes):
             return nodes[i], by_node[i]
     me = socket.gethostname().split(".")[0]
     for node, targets in zip(nodes, by_node):
@@ -170,17 +229,26 @@ def my_targets(tiles: dict) -> tuple:
     return me, []
 
 
-def reading(root: str, switch_ports: dict | None) -> dict:
+def reading(root: str, switch_ports: dict | None, pq: PerfQuery | None = None) -> dict:
     """One reading of the metric's counters on this node: the switch ports
     (perfquery) when found, else the adapter ports (sysfs)."""
+    pq = pq or PERFQUERY
     smp = sample(root)
-    ports = {}
+    ports, basic = {}, {}
     for key, (lid, port) in (switch_ports or {}).items():
-        ports.update(switch_port_reading(smp["host"], key, lid, port))
+        c = pq.read(lid, port)
+        if c is not None:
+            name = f"{smp['host']}/{key}@switch{lid}/{port}"
+            ports[name] = c
+            if (why := pq.why_basic(lid, port)) is not None:
+                basic[name] = why
     source = "infiniband-switch" if ports else "infiniband-hca"
     if not ports:
         ports = hca_ports(smp)
-    return {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
+    out = {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
+    if basic:
+        out["basic"] = basic
+    return out
 
 
 def _sampler(root: str, interval: float, stop_file: str | None, duration: float, tiles: str | None,

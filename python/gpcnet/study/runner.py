@@ -180,7 +180,11 @@ def _started(spec: dict) -> str:
 
 
 def _finished(rec: dict) -> str:
-    return f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
+    from gpcnet.study.sampling import basic_note
+    from gpcnet.text_safe import message
+    note = basic_note((rec.get("counters") or {}).get("counter_set"))
+    return (f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
+            + (f"; {message(note)}" if note else ""))
 
 
 def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_run_spec,

@@ -84,7 +84,8 @@ class JobSampler:
             try:
                 r = json.loads(line)
                 host = str(r["host"]).split(".")[0]
-                by_host.setdefault(host, []).append({"time": float(r["time"]), "ports": dict(r["ports"])})
+                by_host.setdefault(host, []).append({"time": float(r["time"]), "ports": dict(r["ports"]),
+                                                     "basic": dict(r.get("basic") or {})})
                 sources.add(r.get("source", "none"))
             except (ValueError, KeyError, TypeError):
                 continue
@@ -131,6 +132,33 @@ NO_NETWORK_TILE = ("no network tile read: only the ports facing the application'
                    "between switches")
 
 
+def counter_set(by_host: dict) -> dict | None:
+    """Which InfiniBand counters gave the flits: {"extended": ports read
+    with the 64-bit PortXmitData (perfquery -x), "basic": ports read with
+    the 32-bit base one, "basic_reasons": {port: why} (the first 5)}; None
+    when no switch port was read with perfquery."""
+    extended, basic = set(), {}
+    for readings in by_host.values():
+        for r in readings:
+            extended.update(p for p, c in r["ports"].items()
+                            if isinstance(c, dict) and (c.get("bits") or {}).get("flit") == 64)
+            for port, why in (r.get("basic") or {}).items():
+                basic.setdefault(port, str(why))
+    if not (extended or basic):
+        return None
+    return {"extended": len(extended), "basic": len(basic),
+            "basic_reasons": {p: basic[p] for p in sorted(basic)[:5]}}
+
+
+def basic_note(cset: dict | None) -> str | None:
+    """One line saying which ports fell back to the 32-bit counters and why."""
+    if not cset or not cset["basic"]:
+        return None
+    port, why = next(iter(cset["basic_reasons"].items()))
+    return (f"{cset['basic']} of {cset['basic'] + cset['extended']} switch ports read with the 32-bit base "
+            f"PortXmitData, which saturates (e.g. {port}: {why})")
+
+
 def record(sampler, app_start: float, interval: float, threshold: float) -> dict:
     """Stop `sampler` and turn its readings into the run's counter record:
     the metric over the network tiles (`ports`), the processor tiles
@@ -149,6 +177,9 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
     metric = stall.stall_ratio(series, scope, threshold)
     if nodes_only and ptile and metric["stall_ratio"] is None:
         metric["reason"] = NO_NETWORK_TILE
+    cset = counter_set(by_host)
+    if metric["stall_ratio"] is None and metric["reason"] and basic_note(cset):
+        metric["reason"] += f"; {basic_note(cset)}"
     stall_name, flit_name = COUNTER_NAMES[sampler.source]
     out = {"source": sampler.source, "stall_counter": stall_name, "flit_counter": flit_name,
            "interval_s": interval, "stall_threshold": threshold, "ports": scope, "ptile_ports": ptile,
@@ -157,6 +188,8 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
            "errors": errors}
     if getattr(sampler, "fabric", None):
         out["fabric"] = sampler.fabric
+    if cset:
+        out["counter_set"] = cset
     return out
 
 

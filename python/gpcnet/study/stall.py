@@ -6,8 +6,11 @@ Input: cumulative counter readings taken every --counter-interval seconds,
 
 1. "we take a rolling difference to estimate instantaneous values": each
    pair of consecutive readings gives every port's stalls and flits per
-   second over that interval (a counter that wrapped once is unwrapped; one
-   absent from either reading or saturated gives no rate).
+   second over that interval (a counter that wrapped once is unwrapped, at
+   its width when known; one absent from either reading or saturated gives
+   no rate: InfiniBand's 32-bit base counters stop at 2^32-1, so the flit
+   count is read from the 64-bit extended counters where a port has them,
+   the stall count, PortXmitWait, from the base ones, which alone have it).
 2. "we ignore the samples where stall-per-second is smaller than a
    threshold": a (port, interval) sample whose stall rate is below
    --stall-threshold (stalls per second) is dropped, as is one that moved no
@@ -34,6 +37,16 @@ import statistics
 from gpcnet.study.counters import IB_SATURATED, counter_delta
 
 
+def _saturating(reading: dict) -> tuple:
+    """Which of a port's counters stop at 2^32-1: `saturates` is true (both:
+    InfiniBand's base counters), or the list of them (the 64-bit extended
+    PortXmitData beside the base PortXmitWait: ["stall"])."""
+    sat = reading.get("saturates")
+    if sat is True:
+        return ("stall", "flit")
+    return tuple(c for c in sat if c in ("stall", "flit")) if isinstance(sat, list) else ()
+
+
 def intervals(readings: list, start: float) -> list:
     """Consecutive readings -> [{"t", "dt", "rates": {port: [stalls/s, flits/s]}}];
     t is the interval's end in seconds since `start` (the application's start)."""
@@ -47,9 +60,11 @@ def intervals(readings: list, start: float) -> list:
             b = before["ports"].get(port)
             if b is None:
                 continue
-            if a.get("saturates") and IB_SATURATED in (b["stall"], a["stall"], b["flit"], a["flit"]):
+            if any(IB_SATURATED in (b.get(c), a.get(c)) for c in _saturating(a)):
                 continue     # a 32-bit counter at its ceiling says nothing about the interval
-            ds, df = counter_delta(b.get("stall"), a.get("stall")), counter_delta(b.get("flit"), a.get("flit"))
+            bits = a.get("bits") or {}
+            ds = counter_delta(b.get("stall"), a.get("stall"), bits.get("stall"))
+            df = counter_delta(b.get("flit"), a.get("flit"), bits.get("flit"))
             if ds is None or df is None:
                 continue
             rates[port] = [ds / dt, df / dt]
