@@ -152,14 +152,29 @@ def save(study: dict, path: Path) -> None:
 
 
 def _record(study: dict, rec: dict, path: Path) -> None:
-    """The run's record in place of any earlier one of its id, and saved."""
+    """The run's record in place of any earlier one of its id, and saved.
+    When the study JSON cannot be written (a pipe or a directory put at its
+    name meanwhile, a full disk), what is finished goes to a fresh file
+    beside it and the study stops, saying where: a finished run is never
+    lost."""
     study["runs"] = [r for r in study["runs"] if r["id"] != rec["id"]] + [rec]
-    save(study, path)
+    try:
+        save(study, path)
+    except GpcnetError as e:
+        rescue = path.with_name(f"{path.stem}.unsaved-{os.getpid()}{path.suffix or '.json'}")
+        try:
+            save(study, rescue)
+        except GpcnetError:
+            raise e from None
+        ok = sum(r.get("status") == "ok" for r in study["runs"])
+        raise GpcnetError(f"{e}; the study stopped and its {ok} finished runs are in {rescue} "
+                          f"(move it to {path.name} and continue with --resume)") from None
 
 
 def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool) -> dict:
-    if path.is_symlink():
-        raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
+    # Before any run: a link, a named pipe, a device or a directory at the
+    # name is refused now, not after the first run, which could not be saved.
+    safe_write.prepare(path, force=True)
     if path.exists() and not force:
         if not resume:
             raise GpcnetError(f"{path} exists: --resume to continue that study, --force to start over")
