@@ -76,7 +76,7 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                                        f"{cfg['timeout']:g} s; stopped")
             launcher.check(f"{rid}: the instances' run")
             time.sleep(0.05)
-        rec["app_command"] = launcher.recorded(jobs[0]["command"])
+        rec["app_command"] = jobs[0]["command"]
         rec["instance_results"] = [{"command": commands[i], "wall_s": j["wall_s"], "exit": j["proc"].returncode}
                                    for i, j in enumerate(jobs)]
         rec["wall_s"], rec["app_exit"] = jobs[0]["wall_s"], jobs[0]["proc"].returncode

@@ -13,6 +13,7 @@ are started on a given list of nodes (and how the counters are sampled).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -62,10 +63,14 @@ class Launcher:
         if self.jobdir is not None:
             self.jobdir.check(step)
 
-    def recorded(self, command: list) -> list:
-        """A job's command as the study JSON keeps it: FILE.d/NAME in place
-        of the descriptor's path, which means nothing once the study ends."""
-        return command if self.jobdir is None else [self.jobdir.shown(str(a)) for a in command]
+    def recorded(self, value):
+        """A job's command, or a run's record, as the study JSON keeps it:
+        FILE.d/NAME in place of the descriptor's path (/proc/PID/fd/N),
+        which means nothing once the study ends."""
+        if self.jobdir is None:
+            return value
+        prefix, named = json.dumps(str(self.jobdir.path))[1:-1], json.dumps(str(self.jobdir.named))[1:-1]
+        return json.loads(json.dumps(value).replace(prefix, named))
 
     def swapped(self) -> bool:
         return self.jobdir is not None and self.jobdir.changed is not None

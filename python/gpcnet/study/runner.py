@@ -46,7 +46,7 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
         extra = ["--flows", launcher.child_path(fpath)]
     ccmd = launcher.job(spec["congestor_nodes"],
                         cj.command(cfg, launcher, rid, workdir, stop, cjson, extra), f"congestor-{rid}")
-    rec["congestor_command"] = launcher.recorded(ccmd)
+    rec["congestor_command"] = ccmd
     launcher.check(f"{rid}: the congestor's start")
     cong = procs.spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
     err = workdir / f"congestor-{rid}.err"
@@ -61,7 +61,7 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
     for it, record its times and the counters; procs.RunFailed if it failed."""
     rid = spec["id"]
     acmd = launcher.job(spec["app_nodes"], cfg["app_command"], f"app-{rid}")
-    rec["app_command"] = launcher.recorded(acmd)
+    rec["app_command"] = acmd
     aout, aerr = workdir / f"app-{rid}.out", workdir / f"app-{rid}.err"
     sampler = None
     if cfg["counters"]:
@@ -245,7 +245,7 @@ def _run_all(study, specs, launcher, path, log, run, started, finished, resumabl
         rec, saved = None, False
         try:
             log(f"[{i}/{len(todo)}] {spec['id']}: {started(spec)}")
-            rec = run(spec, study, launcher, workdir)
+            rec = launcher.recorded(run(spec, study, launcher, workdir))
             # A signal during the save (its fsync can take seconds on NFS or
             # Lustre) waits until the run is on disk, then interrupts below.
             with deferring_termination():
