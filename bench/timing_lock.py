@@ -14,8 +14,10 @@ $XDG_RUNTIME_DIR/gpcnet-timing.lock for anyone else (the user's own).
 A fixed name in /tmp would let another user plant a link there, and root
 would create, or lock, whatever it names. The name is opened with
 O_NOFOLLOW and O_NONBLOCK and must be a regular file; the default's
-directory must belong to root (or, for XDG_RUNTIME_DIR, to the user) and
-be writable by no one else. Any refusal: one line, exit 2.
+directory is opened without following a link (a trailing slash does not
+make it followed), must belong to root (or, for XDG_RUNTIME_DIR, to the
+user) and be writable by no one else, checked on the open directory, and
+the lock is opened in that very directory. Any refusal: one line, exit 2.
 """
 
 from __future__ import annotations
@@ -35,27 +37,47 @@ class LockError(Exception):
     pass
 
 
-def _private_dir(directory: str, owner: int) -> None:
+def _open_private_dir(directory: str, owner: int) -> int:
+    """A descriptor of `directory`, checked on the descriptor: opened without
+    following a link at its last component (a trailing slash would make the
+    kernel follow one, so it is dropped first), a directory of `owner` that
+    no one else can write. What it holds is then opened relative to it, so
+    a directory swapped after the check is not the one used."""
+    name = directory.rstrip("/") or "/"
+    parent, base = os.path.split(name)
     try:
-        st = os.lstat(directory)
+        if not base:   # "/" itself
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        else:
+            pfd = os.open(parent or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=pfd)
+            finally:
+                os.close(pfd)
     except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise LockError(f"{directory}: not a directory (a link is not followed); refusing to put "
+                            "the timing lock there") from None
         raise LockError(f"{directory}: {e.strerror}") from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise LockError(f"{directory}: not a directory (a link is not followed); refusing to put "
-                        "the timing lock there")
+    st = os.fstat(fd)
+    problem = None
     if st.st_uid != owner:
-        raise LockError(f"{directory}: belongs to another user; refusing to put the timing lock "
-                        "there (give --lock FILE)")
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise LockError(f"{directory}: others can write there; refusing to put the timing lock "
-                        "there (give --lock FILE)")
+        problem = "belongs to another user; refusing to put the timing lock there (give --lock FILE)"
+    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = "others can write there; refusing to put the timing lock there (give --lock FILE)"
+    if problem:
+        os.close(fd)
+        raise LockError(f"{directory}: {problem}")
+    return fd
 
 
-def default_path(environ=os.environ, euid: int | None = None, root_dir: str = ROOT_DIR) -> str:
-    """Where the lock is when no --lock is given (see the module doc)."""
+def _default_place(environ, euid: int | None, root_dir: str) -> tuple:
+    """(directory descriptor or None, path) of the lock when no --lock is
+    given: the descriptor is None for $GPCNET_TIMING_LOCK, a path the user
+    names (followed like any path typed)."""
     euid = os.geteuid() if euid is None else euid
     if environ.get("GPCNET_TIMING_LOCK"):
-        return environ["GPCNET_TIMING_LOCK"]
+        return None, environ["GPCNET_TIMING_LOCK"]
     if euid == 0:
         try:
             os.mkdir(root_dir, 0o755)
@@ -63,22 +85,32 @@ def default_path(environ=os.environ, euid: int | None = None, root_dir: str = RO
             pass
         except OSError as e:
             raise LockError(f"{root_dir}: cannot create it: {e.strerror}") from None
-        _private_dir(root_dir, 0)
-        return os.path.join(root_dir, ROOT_NAME)
+        return _open_private_dir(root_dir, 0), os.path.join(root_dir, ROOT_NAME)
     runtime = environ.get("XDG_RUNTIME_DIR")
     if not runtime:
         raise LockError("no place for the timing lock: XDG_RUNTIME_DIR is not set "
                         "(give --lock FILE or set GPCNET_TIMING_LOCK)")
-    _private_dir(runtime, euid)
-    return os.path.join(runtime, USER_NAME)
+    return _open_private_dir(runtime, euid), os.path.join(runtime, USER_NAME)
 
 
-def open_lock(path: str) -> int:
+def default_path(environ=os.environ, euid: int | None = None, root_dir: str = ROOT_DIR) -> str:
+    """Where the lock is when no --lock is given (see the module doc)."""
+    dir_fd, path = _default_place(environ, euid, root_dir)
+    if dir_fd is not None:
+        os.close(dir_fd)
+    return path
+
+
+def open_lock(path: str, dir_fd: int | None = None) -> int:
     """The lock file's descriptor: created if missing, never through a
-    link, never a pipe or device (opened without waiting, then checked)."""
+    link, never a pipe or device (opened without waiting, then checked).
+    With `dir_fd`, its name is opened in that directory (the one checked)."""
     flags = os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags, 0o644)
+        if dir_fd is None:
+            fd = os.open(path, flags, 0o644)
+        else:
+            fd = os.open(os.path.basename(path), flags, 0o644, dir_fd=dir_fd)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise LockError(f"{path}: is a symbolic link; refusing to follow it for the timing "
@@ -90,10 +122,21 @@ def open_lock(path: str) -> int:
     return fd
 
 
+def open_default(environ=os.environ, euid: int | None = None, root_dir: str = ROOT_DIR) -> tuple:
+    """(lock descriptor, path) at the default place, opened in the
+    directory that was checked."""
+    dir_fd, path = _default_place(environ, euid, root_dir)
+    try:
+        return open_lock(path, dir_fd), path
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
+
+
 def hold(path: str | None = None) -> int:
     """Take the lock (waiting for it); it is held while the returned
     descriptor stays open."""
-    fd = open_lock(path or default_path())
+    fd = open_lock(path) if path else open_default()[0]
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 
@@ -114,12 +157,12 @@ def main(argv: list) -> int:
         print("timing_lock: no command after --", file=sys.stderr)
         return 2
     try:
-        path = lock or default_path()
+        fd, path = (open_lock(lock), lock) if lock else open_default()
         if check:
-            os.close(open_lock(path))
+            os.close(fd)
             print(path)
             return 0
-        fd = hold(path)
+        fcntl.flock(fd, fcntl.LOCK_EX)
     except LockError as e:
         print(f"timing_lock: {e}", file=sys.stderr)
         return 2

@@ -2,10 +2,15 @@
 link someone planted, and nothing that exists is replaced without --force.
 
 A whole file (``write_text``/``write_bytes``) is written to a fresh
-temporary in the target directory, created with O_CREAT|O_EXCL|O_NOFOLLOW
-(a planted name makes it pick another, never follow it), flushed to disk,
-then moved onto its name: readers see the old file or the new one, never
-half of one. A stream that is written while something runs (``open_new``,
+temporary in the target directory, flushed to disk, then moved onto its
+name: readers see the old file or the new one, never half of one. On Linux
+the temporary has no name while it is written (O_TMPFILE): it is linked in
+whole, under the target's name (without ``force``) or under a fresh name
+renamed onto it at once, with SIGINT, SIGTERM and SIGHUP held for those two
+calls, so a process killed or signalled at any point leaves no temporary
+beside the output. Elsewhere it is a named one created with
+O_CREAT|O_EXCL|O_NOFOLLOW (a planted name makes it pick another, never
+follow it), removed if the write fails or is interrupted. A stream that is written while something runs (``open_new``,
 e.g. an application's stdout) is created directly under its name with the
 same flags, so it is visible while it grows.
 
@@ -23,6 +28,7 @@ import contextlib
 import errno
 import os
 import secrets
+import signal
 import stat
 from pathlib import Path
 
@@ -99,11 +105,96 @@ def _fresh_temp(path: Path) -> tuple:
     raise GpcnetError(f"{path}: cannot write: no free temporary name in {path.parent}")
 
 
+# Whatever fails with these, a named temporary does the job instead.
+_NO_UNNAMED = (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL, errno.ENOENT, errno.EPERM,
+               errno.EXDEV, errno.EMLINK, errno.EACCES)
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """A few system calls that must not be cut apart: these signals wait."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _link_in(fd: int, dir_fd: int, path: Path, force: bool) -> bool:
+    """Give the unnamed file `fd` the name of `path` (in `dir_fd`); False
+    where this file system cannot link it in (the caller falls back)."""
+    src = f"/proc/self/fd/{fd}"
+    with _signals_held():
+        if not force:
+            try:   # atomic: refused if the name (a planted link included) exists
+                os.link(src, path.name, dst_dir_fd=dir_fd, follow_symlinks=True)
+                return True
+            except FileExistsError:
+                _check_target(path, force)  # names what is there now
+                raise GpcnetError(f"{path}: already exists; use --force to replace it") from None
+            except OSError as e:
+                if e.errno in _NO_UNNAMED:
+                    return False
+                raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+        _check_target(path, force)
+        for _ in range(_TRIES):
+            tmp = f".{path.name}.{secrets.token_hex(8)}.tmp"
+            try:
+                os.link(src, tmp, dst_dir_fd=dir_fd, follow_symlinks=True)
+            except FileExistsError:
+                continue  # someone holds this name (perhaps a planted link): take another
+            except OSError as e:
+                if e.errno in _NO_UNNAMED:
+                    return False
+                raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+            try:  # rename never follows a link at the target; it replaces the name
+                os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dir_fd)
+                raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+            return True
+    raise GpcnetError(f"{path}: cannot write: no free temporary name in {path.parent}")
+
+
+def _write_unnamed(path: Path, data: bytes, force: bool) -> bool:
+    """Write `data` through a file with no name until it is whole (Linux
+    O_TMPFILE); False where that is not possible (nothing was written)."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return False
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        try:
+            fd = os.open(".", flag | os.O_WRONLY | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno in _NO_UNNAMED:
+                return False
+            raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+        with os.fdopen(fd, "wb") as f:
+            try:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:
+                raise GpcnetError(f"{path}: cannot write: {e.strerror}") from None
+            return _link_in(f.fileno(), dir_fd, path, force)
+    finally:
+        os.close(dir_fd)
+
+
 def write_bytes(path, data: bytes, *, force: bool = False) -> None:
     """Write ``data`` as the whole new content of ``path`` (see the module doc)."""
     path = Path(path)
     _parent(path)
     _check_target(path, force)
+    if _write_unnamed(path, data, force):
+        _fsync_dir(path.parent)
+        return
     tmp, fd = _fresh_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:

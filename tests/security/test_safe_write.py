@@ -11,6 +11,32 @@ from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 
 
+@pytest.fixture(params=["unnamed", "named"])
+def way(request, monkeypatch):
+    """How the temporary is made: with no name until whole (Linux
+    O_TMPFILE), or named (where that cannot be done)."""
+    if request.param == "named":
+        monkeypatch.setattr(safe_write, "_write_unnamed", lambda *args: False)
+    elif not hasattr(os, "O_TMPFILE"):
+        pytest.skip("no unnamed temporary files here (O_TMPFILE)")
+    return request.param
+
+
+def race(monkeypatch, way, action):
+    """Run `action()` once the temporary exists and before it is put in place."""
+    name = "_fresh_temp" if way == "named" else "_link_in"
+    real = getattr(safe_write, name)
+
+    def racing(*args):
+        if way == "named":
+            got = real(*args)
+            action()
+            return got
+        action()
+        return real(*args)
+    monkeypatch.setattr(safe_write, name, racing)
+
+
 @pytest.fixture
 def victim(tmp_path):
     v = tmp_path / "victim"
@@ -54,23 +80,24 @@ def test_dangling_link_at_target_is_refused(tmp_path, force):
     assert not (tmp_path / "would-be-created").exists()
 
 
-def test_links_at_temporary_names_are_never_followed(tmp_path, victim, monkeypatch):
+def test_links_at_temporary_names_are_never_followed(tmp_path, victim, monkeypatch, way):
     # Plant links at the first temporary names the writer will pick.
     tokens = iter(["0" * 16, "1" * 16, "2" * 16])
     monkeypatch.setattr(secrets, "token_hex", lambda n: next(tokens))
     for t in ("0" * 16, "1" * 16):
         (tmp_path / f".out.json.{t}.tmp").symlink_to(victim)
-    safe_write.write_text(tmp_path / "out.json", "fresh")
+    (tmp_path / "out.json").write_text("old")  # replaced: the unnamed file takes a temporary name too
+    safe_write.write_text(tmp_path / "out.json", "fresh", force=True)
     assert victim.read_text() == "precious\n"
     assert (tmp_path / "out.json").read_text() == "fresh"
     assert not (tmp_path / "out.json").is_symlink()
 
 
-def test_gives_up_cleanly_when_every_temporary_name_is_taken(tmp_path, victim, monkeypatch):
+def test_gives_up_cleanly_when_every_temporary_name_is_taken(tmp_path, victim, monkeypatch, way):
     monkeypatch.setattr(secrets, "token_hex", lambda n: "f" * 16)
     (tmp_path / f".out.json.{'f' * 16}.tmp").symlink_to(victim)
     with pytest.raises(GpcnetError, match="no free temporary name"):
-        safe_write.write_text(tmp_path / "out.json", "x")
+        safe_write.write_text(tmp_path / "out.json", "x", force=True)
     assert victim.read_text() == "precious\n"
 
 
@@ -80,30 +107,18 @@ def test_directory_at_target_is_refused(tmp_path):
         safe_write.write_text(tmp_path / "out.json", "x", force=True)
 
 
-def test_file_appearing_after_the_check_is_not_replaced(tmp_path, monkeypatch):
+def test_file_appearing_after_the_check_is_not_replaced(tmp_path, monkeypatch, way):
     target = tmp_path / "out.json"
-    real_fresh = safe_write._fresh_temp
-
-    def racing(path):  # another writer creates the name while we write
-        got = real_fresh(path)
-        target.write_text("theirs")
-        return got
-    monkeypatch.setattr(safe_write, "_fresh_temp", racing)
+    race(monkeypatch, way, lambda: target.write_text("theirs"))  # another writer creates the name
     with pytest.raises(GpcnetError, match="already exists"):
         safe_write.write_text(target, "ours")
     assert target.read_text() == "theirs"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
 
-def test_link_appearing_after_the_check_is_not_followed(tmp_path, victim, monkeypatch):
+def test_link_appearing_after_the_check_is_not_followed(tmp_path, victim, monkeypatch, way):
     target = tmp_path / "out.json"
-    real_fresh = safe_write._fresh_temp
-
-    def racing(path):
-        got = real_fresh(path)
-        target.symlink_to(victim)
-        return got
-    monkeypatch.setattr(safe_write, "_fresh_temp", racing)
+    race(monkeypatch, way, lambda: target.symlink_to(victim))
     with pytest.raises(GpcnetError, match="symbolic link"):
         safe_write.write_text(target, "ours", force=True)
     assert victim.read_text() == "precious\n"

@@ -4,6 +4,7 @@ without --force (issue 31, row 2). Studies run with --launcher local."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -81,3 +82,41 @@ def test_bully_topology_file_is_not_replaced_without_force(cli, tmp_path):
     with pytest.raises(GpcnetError, match="already exists; use --force"):
         write_text(conf, "theirs\n")
     assert conf.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+@pytest.mark.parametrize("mode", [[], ["--force"], ["--resume"]])
+def test_output_that_is_not_a_file_is_refused_before_any_run(cli, tmp_path, congestor_bin, kind, mode):
+    """`-o FIFO --force` ran the first run, then could not save it (issue 55)."""
+    (tmp_path / "o").mkdir()
+    out = tmp_path / "o" / "st.json"
+    os.mkfifo(out) if kind == "fifo" else out.mkdir()
+    code, _, err = study(cli, tmp_path, congestor_bin, *mode)
+    line = one_line_error(code, err)
+    assert ("is a named pipe" if kind == "fifo" else "is a directory") in line
+    assert not (tmp_path / "o" / "st.d").exists()  # nothing ran
+
+
+def test_a_run_that_cannot_be_saved_is_kept_beside_it(cli, tmp_path, congestor_bin, monkeypatch):
+    """A named pipe put at the study JSON's name during the first run: the
+    finished run goes to a fresh file beside it, named in the one line."""
+    from gpcnet.study import runner
+    (tmp_path / "o").mkdir()
+    out = tmp_path / "o" / "st.json"
+    real_run = runner.run_one
+
+    def run_then_plant(spec, *args):
+        rec = real_run(spec, *args)
+        os.mkfifo(out)
+        return rec
+
+    monkeypatch.setattr(runner, "run_one", run_then_plant)
+    code, _, err = cli("study", "corun", "--launcher", "local", "--nodes", "n[1-3]", "-n", "1",
+                       "--rotations", "1", "--settings", "I,II", "--congestor-bin", congestor_bin,
+                       "--counters", "none", "-o", out, "--", "true")
+    line = one_line_error(code, err)
+    assert "is a named pipe" in line and "1 finished runs are in" in line, line
+    kept = [p for p in out.parent.iterdir() if p.name.startswith("st.unsaved-")]
+    assert len(kept) == 1 and kept[0].name in line
+    runs = json.loads(kept[0].read_text())["runs"]
+    assert [(r["id"], r["status"]) for r in runs] == [("I-r0", "ok")]

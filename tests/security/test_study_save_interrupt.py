@@ -33,10 +33,14 @@ real_fsync, saves = os.fsync, [0]
 
 def gated_fsync(fd):
     try:
-        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        where = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
-        name = ""
-    if name.startswith(".s.json.") and name.endswith(".tmp"):  # the study JSON's temporary
+        where = ""
+    name = os.path.basename(where)
+    # The study JSON's temporary: named, or (Linux) unnamed, shown as
+    # "DIR/#INODE (deleted)", in the study's directory.
+    unnamed = os.path.dirname(where) == str(gate) and name.startswith("#")
+    if unnamed or (name.startswith(".s.json.") and name.endswith(".tmp")):
         saves[0] += 1
         if saves[0] == nth:
             (gate / "saving").touch()

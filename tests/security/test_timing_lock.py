@@ -145,6 +145,49 @@ def test_default_refuses_a_link_as_its_directory(tmp_path):
         timing_lock.default_path({}, euid=0, root_dir=str(link))
 
 
+@pytest.mark.parametrize("slash", ["", "/", "//"])
+def test_a_link_as_the_directory_is_not_followed_even_with_a_trailing_slash(tmp_path, slash):
+    """A trailing slash made lstat, and open(O_NOFOLLOW), follow a link
+    planted as the lock's directory (issue 55): the lock was made in
+    whatever the link named."""
+    real = tmp_path / "real"
+    real.mkdir(mode=0o755)
+    link = tmp_path / "gpcnet"
+    link.symlink_to(real)
+    with pytest.raises(timing_lock.LockError, match="a link is not followed"):
+        timing_lock.open_default({}, euid=0, root_dir=str(link) + slash)
+    assert list(real.iterdir()) == []
+    users = tmp_path / "users"
+    uid = _user_dir(users, 0o700)
+    runtime = tmp_path / "runtime-link"
+    runtime.symlink_to(users)
+    with pytest.raises(timing_lock.LockError, match="a link is not followed"):
+        timing_lock.open_default({"XDG_RUNTIME_DIR": str(runtime) + slash}, euid=uid)
+    assert list(users.iterdir()) == []
+
+
+def test_the_lock_is_opened_in_the_directory_that_was_checked(tmp_path, monkeypatch):
+    """A directory swapped for a link just after its check: the lock is
+    still made in the checked directory, never where the link points."""
+    runtime, elsewhere = tmp_path / "runtime", tmp_path / "elsewhere"
+    uid = _user_dir(runtime, 0o700)
+    elsewhere.mkdir()
+    checked = timing_lock._open_private_dir
+
+    def check_then_swap(directory, owner):
+        fd = checked(directory, owner)
+        runtime.rename(tmp_path / "moved")
+        runtime.symlink_to(elsewhere)
+        return fd
+
+    monkeypatch.setattr(timing_lock, "_open_private_dir", check_then_swap)
+    fd, path = timing_lock.open_default({"XDG_RUNTIME_DIR": str(runtime)}, euid=uid)
+    os.close(fd)
+    assert path == str(runtime / "gpcnet-timing.lock")
+    assert list(elsewhere.iterdir()) == []
+    assert (tmp_path / "moved" / "gpcnet-timing.lock").is_file()
+
+
 def test_no_runtime_dir_for_a_user_is_one_line():
     with pytest.raises(timing_lock.LockError, match="XDG_RUNTIME_DIR is not set"):
         timing_lock.default_path({}, euid=4242)

@@ -235,6 +235,8 @@ def test_node_samplers_as_a_job_give_the_series_and_name_the_silent_nodes(tmp_pa
     class OneHost:
         env = {"PYTHONPATH": PY, "PATH": "/usr/bin:/bin", "GPCNET_SYS_ROOT": root}
 
+        child_path = staticmethod(str)   # the job runs here: the name as given
+
         def job(self, nodes, command, tag, ppn=None):
             return command
 

@@ -112,6 +112,8 @@ def test_node_sampler_reads_both_tile_kinds_and_the_metric_is_the_network_tiles(
         env = {"PYTHONPATH": PY, "PATH": f"{bin_dir}:/usr/bin:/bin", "STATE": str(state),
                "OMPI_COMM_WORLD_RANK": "0"}
 
+        child_path = staticmethod(str)   # the job runs here: the name as given
+
         def job(self, nodes, command, tag, ppn=None):
             return command
 

@@ -75,9 +75,9 @@ def command(cfg: dict, launcher, rid: str, workdir: Path, stop: Path, cjson: Pat
         deadline = [] if any(a == "--deadline" or a.startswith("--deadline=") for a in cfg["congestor_args"]) \
             else ["--deadline", f"{bound_s(cfg):g}"]
         return [cfg["congestor_bin"], *cfg["congestor_args"], *launcher.congestor_args(), *deadline,
-                "--quiet", "--force", "--output-dir", str(out), "--json", str(cjson)]
+                "--quiet", "--force", "--output-dir", launcher.child_path(out), "--json", launcher.child_path(cjson)]
     return [cfg["congestor_bin"], *cfg["congestor_args"], *extra, *launcher.congestor_args(),
-            *congestor_bound(cfg), "--stop-file", str(stop), "--json", str(cjson)]
+            *congestor_bound(cfg), "--stop-file", launcher.child_path(stop), "--json", launcher.child_path(cjson)]
 
 
 def isolated_done(cjson: Path) -> bool:
@@ -93,24 +93,28 @@ def isolated_done(cjson: Path) -> bool:
     return bool(tests) and sum(str(n).startswith("isolated:") for n in names) >= len(tests)
 
 
-def wait_ready(cfg: dict, proc, cjson: Path, failed) -> float:
+def wait_ready(cfg: dict, proc, cjson: Path, failed, tick=lambda: None) -> float:
     """Seconds until the job is ready: network_congestor writes its JSON once
     set up; network_load_test once its isolated phase is over (its loaded
-    phase begins). Then the warm-up. `failed(message)` raises."""
+    phase begins). Then the warm-up. `failed(message)` raises; `tick()` is
+    called at every look (the job directory's check)."""
     t_start = time.monotonic()
     if cfg.get("congestor_kind", "congestor") == "congestor":
         while not cjson.exists() and proc.poll() is None:
+            tick()
             if time.monotonic() - t_start > cfg.get("congestor_start_timeout", 120):
                 failed(f"congestor not ready after {cfg.get('congestor_start_timeout', 120):g} s (no JSON from it)")
             time.sleep(0.05)
     else:   # bounded by the load test's own --deadline (bound_s): it ends, or says so
         while not isolated_done(cjson) and proc.poll() is None:
+            tick()
             if time.monotonic() - t_start > bound_s(cfg):
                 failed(f"network_load_test's isolated phase not over after {bound_s(cfg):g} s")
             time.sleep(0.05)
     ready = time.monotonic() - t_start
     t_end = time.monotonic() + cfg["congestor_warmup"]
     while time.monotonic() < t_end and proc.poll() is None:
+        tick()
         time.sleep(0.1)
     if proc.poll() is not None:
         failed(f"congestor died before the application started (exit {proc.returncode})")

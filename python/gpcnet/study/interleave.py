@@ -60,6 +60,7 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
                                                                       len(spec["instances"]))
         for i, nodes in enumerate(spec["instances"]):
             cmd = launcher.job(nodes, commands[i], f"app-{rid}-i{i}")
+            launcher.check(f"{rid}: instance {i}'s start")
             out, err = workdir / f"app-{rid}-i{i}.out", workdir / f"app-{rid}-i{i}.err"
             try:
                 proc = procs.spawn(cmd, launcher.env, out, err)
@@ -73,6 +74,7 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             if cfg["timeout"] and time.monotonic() - t0 > cfg["timeout"]:
                 raise procs.RunFailed(f"an application instance still running after --timeout "
                                        f"{cfg['timeout']:g} s; stopped")
+            launcher.check(f"{rid}: the instances' run")
             time.sleep(0.05)
         rec["app_command"] = jobs[0]["command"]
         rec["instance_results"] = [{"command": commands[i], "wall_s": j["wall_s"], "exit": j["proc"].returncode}
@@ -84,7 +86,9 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             raise procs.RunFailed(f"application instance {i} of {len(jobs)} exited with {j['proc'].returncode}: "
                                    + (procs.tail(j["err"]) or procs.tail(j["out"])))
         if cfg.get("fom_regex"):
-            m = re.search(cfg["fom_regex"], jobs[0]["out"].read_text(errors="replace"), re.MULTILINE)
+            text = jobs[0]["out"].read_text(errors="replace")
+            launcher.check(f"{rid}: the application's output read")
+            m = re.search(cfg["fom_regex"], text, re.MULTILINE)
             rec["fom"] = procs.fom(m.group(1) if m.groups() else m.group(0)) if m else None
             if rec["fom"] is None:
                 rec["fom_missing"] = f"no number from {cfg['fom_regex']!r} in instance 0's output"

@@ -13,6 +13,7 @@ are started on a given list of nodes (and how the counters are sampled).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -37,6 +38,8 @@ def _python_env() -> dict:
 
 class Launcher:
     name = ""
+    jobdir = None        # the study's job directory (gpcnet.study.jobdir), set by the runner
+    local_jobs = False   # every job runs on this host, so it can reach the job directory by descriptor
 
     def __init__(self, ppn: int, workdir: Path, extra: list | None = None):
         if ppn < 1:
@@ -46,6 +49,31 @@ class Launcher:
 
     def job(self, nodes: list, command: list, tag: str, ppn: int | None = None) -> list:
         raise NotImplementedError
+
+    def child_path(self, path) -> str:
+        """The name a job opens `path` of the job directory by: the study's
+        descriptor's (/proc/PID/fd/N/NAME) where every job runs on this
+        host, else FILE.d/NAME, which `check` re-verifies at every step."""
+        if self.jobdir is None or self.local_jobs:
+            return str(path)
+        return self.jobdir.named_path(path)
+
+    def check(self, step: str) -> None:
+        """The job directory is still the one opened (gpcnet.study.jobdir)."""
+        if self.jobdir is not None:
+            self.jobdir.check(step)
+
+    def recorded(self, value):
+        """A job's command, or a run's record, as the study JSON keeps it:
+        FILE.d/NAME in place of the descriptor's path (/proc/PID/fd/N),
+        which means nothing once the study ends."""
+        if self.jobdir is None:
+            return value
+        prefix, named = json.dumps(str(self.jobdir.path))[1:-1], json.dumps(str(self.jobdir.named))[1:-1]
+        return json.loads(json.dumps(value).replace(prefix, named))
+
+    def swapped(self) -> bool:
+        return self.jobdir is not None and self.jobdir.changed is not None
 
     def congestor_args(self) -> list:
         return []
@@ -80,6 +108,7 @@ class MpirunLauncher(Launcher):
 
     def job(self, nodes, command, tag, ppn=None):
         ppn = ppn or self.ppn
+        # mpirun reads its hostfile here, by the study's descriptor.
         return [self.mpirun(), "--hostfile", str(self._hostfile(nodes, tag, ppn)),
                 "-np", str(ppn * len(nodes)), "--map-by", f"ppr:{ppn}:node",
                 "-x", "PYTHONPATH", *self.extra, *command]
@@ -99,6 +128,7 @@ class SrunLauncher(Launcher):
 
 class LocalLauncher(MpirunLauncher):
     name = "local"
+    local_jobs = True
 
     def job(self, nodes, command, tag, ppn=None):
         ppn = ppn or self.ppn
@@ -143,7 +173,7 @@ class TestbedLauncher(MpirunLauncher):
         full = self.tb.mpirun_command(self.topo, ppn, command)
         # Same options as `gpcnet testbed run`, on our nodes only.
         i = full.index("--hostfile")
-        full[i + 1] = str(self._hostfile(nodes, tag, ppn))
+        full[i + 1] = self.child_path(self._hostfile(nodes, tag, ppn))   # mpirun runs in the head's namespaces
         j = full.index("-np")
         full[j + 1] = str(ppn * len(nodes))
         return self.tb.enter_head(self.topo) + full[:j + 2] + ["-x", "PYTHONPATH"] + self.extra + full[j + 2:]

@@ -23,7 +23,7 @@ from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
-from gpcnet.study import procs, sampling
+from gpcnet.study import jobdir, procs, sampling
 
 SCHEMA = 1
 KIND = "gpcnet_study"
@@ -43,13 +43,16 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
         fpath = workdir / f"flows-{rid}.txt"
         safe_write.write_text(fpath, flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"),
                               force=True)
-        extra = ["--flows", str(fpath)]
+        extra = ["--flows", launcher.child_path(fpath)]
     ccmd = launcher.job(spec["congestor_nodes"],
                         cj.command(cfg, launcher, rid, workdir, stop, cjson, extra), f"congestor-{rid}")
     rec["congestor_command"] = ccmd
+    launcher.check(f"{rid}: the congestor's start")
     cong = procs.spawn(ccmd, launcher.env, workdir / f"congestor-{rid}.out", workdir / f"congestor-{rid}.err")
     err = workdir / f"congestor-{rid}.err"
-    rec["congestor_ready_s"] = cj.wait_ready(cfg, cong, cjson, lambda m: _failed(m, err))
+    rec["congestor_ready_s"] = cj.wait_ready(cfg, cong, cjson, lambda m: _failed(m, err),
+                                             lambda: launcher.check(f"{rid}: the congestor's wait"))
+    launcher.check(f"{rid}: the congestor ready")
     return cong
 
 
@@ -64,7 +67,9 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
     if cfg["counters"]:
         sampler = launcher.counter_sampler(spec["app_nodes"], cfg["counter_interval"], f"sampler-{rid}",
                                            cj.bound_s(cfg))
+        launcher.check(f"{rid}: the sampler's start")
         sampler.start()
+    launcher.check(f"{rid}: the application's start")
     t_wall, t0 = time.time(), time.monotonic()
     congestor_died = None
     try:
@@ -84,12 +89,15 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
                     raise procs.RunFailed(f"application still running after --timeout {cfg['timeout']:g} s; stopped")
                 if cong is not None and congestor_died is None and cong.poll() is not None:
                     congestor_died = time.monotonic() - t0
+                launcher.check(f"{rid}: the application's run")
         finally:
             procs.stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
     finally:
-        if sampler is not None:
-            rec["counters"] = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
+        if sampler is not None:   # stopped whatever happened; what it read is kept only if no swap came
+            counters = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
+            launcher.check(f"{rid}: the sampler's readings read")
+            rec["counters"] = counters
     rec["app_exit"] = app.returncode
     if app.returncode != 0:
         what = "did not start" if app.returncode in (126, 127) else f"exited with {app.returncode}"
@@ -101,7 +109,9 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
             raise procs.RunFailed(f"congestor died {congestor_died:.1f} s into the application "
                             f"(exit {cong.returncode}): " + procs.tail(workdir / f"congestor-{rid}.err"))
     if cfg.get("fom_regex"):
-        m = re.search(cfg["fom_regex"], aout.read_text(errors="replace"), re.MULTILINE)
+        text = aout.read_text(errors="replace")
+        launcher.check(f"{rid}: the application's output read")
+        m = re.search(cfg["fom_regex"], text, re.MULTILINE)
         rec["fom"] = procs.fom(m.group(1) if m.groups() else m.group(0)) if m else None
         if rec["fom"] is None:
             rec["fom_missing"] = (f"no match of {cfg['fom_regex']!r} in the application's output" if m is None
@@ -115,6 +125,7 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     names = launcher.program_names(spec["congestor_nodes"])
     cong = None
     stop, cjson = workdir / f"stop-{rid}", workdir / f"congestor-{rid}.json"
+    launcher.check(f"{rid}: the run's start")
     for p in (stop, cjson):
         p.unlink(missing_ok=True)
     try:
@@ -126,7 +137,10 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         rec["status"] = "failed"
         rec["error"] = str(e)
     finally:
-        if cong is not None:
+        if cong is not None and launcher.swapped():
+            procs.stop(cong, 5)   # nothing more is read from where it ran
+        elif cong is not None:
+            launcher.check(f"{rid}: the congestor's stop")
             if cfg.get("congestor_kind", "congestor") == "congestor" or rec["status"] != "ok":
                 procs.signal_stop(stop)
             try:
@@ -139,8 +153,10 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
             if "load_test" in rec["congestor"]:
                 rec["congestor"]["load_test"]["ended_before_app"] = rec.pop("load_test_ended_before_app", False)
                 rec["congestor"]["load_test"]["overlap"] = cj.loaded_overlap(cfg, cjson, rec)
+            launcher.check(f"{rid}: the congestor's results read")
             if rec["status"] == "ok" and rec["congestor"].get("error"):
                 rec["status"], rec["error"] = "failed", "congestor: " + rec["congestor"]["error"]
+    launcher.check(f"{rid}: the run's end")
     rec["finished"] = time.time()
     return rec
 
@@ -152,14 +168,29 @@ def save(study: dict, path: Path) -> None:
 
 
 def _record(study: dict, rec: dict, path: Path) -> None:
-    """The run's record in place of any earlier one of its id, and saved."""
+    """The run's record in place of any earlier one of its id, and saved.
+    When the study JSON cannot be written (a pipe or a directory put at its
+    name meanwhile, a full disk), what is finished goes to a fresh file
+    beside it and the study stops, saying where: a finished run is never
+    lost."""
     study["runs"] = [r for r in study["runs"] if r["id"] != rec["id"]] + [rec]
-    save(study, path)
+    try:
+        save(study, path)
+    except GpcnetError as e:
+        rescue = path.with_name(f"{path.stem}.unsaved-{os.getpid()}{path.suffix or '.json'}")
+        try:
+            save(study, rescue)
+        except GpcnetError:
+            raise e from None
+        ok = sum(r.get("status") == "ok" for r in study["runs"])
+        raise GpcnetError(f"{e}; the study stopped and its {ok} finished runs are in {rescue} "
+                          f"(move it to {path.name} and continue with --resume)") from None
 
 
 def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool) -> dict:
-    if path.is_symlink():
-        raise GpcnetError(f"{path}: is a symbolic link; refusing to write through it (remove it first)")
+    # Before any run: a link, a named pipe, a device or a directory at the
+    # name is refused now, not after the first run, which could not be saved.
+    safe_write.prepare(path, force=True)
     if path.exists() and not force:
         if not resume:
             raise GpcnetError(f"{path} exists: --resume to continue that study, --force to start over")
@@ -193,13 +224,23 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_ru
     each. `run(spec, study, launcher, workdir)` makes a run's record;
     `started(spec)` and `finished(rec)` are its progress lines (a study
     kind such as `gpcnet study scale` gives its own)."""
-    workdir = path.with_name(path.stem + ".d")
-    if workdir.is_symlink() or (workdir.exists() and not workdir.is_dir()):
-        raise GpcnetError(f"{workdir}: not a directory of ours (a link or a file); remove it first")
-    workdir.mkdir(exist_ok=True)
-    if workdir.stat().st_uid != os.geteuid():  # its owner could swap the job files under us
-        raise GpcnetError(f"{workdir}: belongs to another user; remove it or choose another --output")
-    launcher.workdir = workdir
+    jd = jobdir.JobDir(path.with_name(path.stem + ".d"))
+    try:
+        launcher.jobdir, launcher.workdir = jd, jd.path
+        return _run_all(study, specs, launcher, path, log, run, started, finished, resumable)
+    except GpcnetError as e:   # a swapped job directory, a link at a job file: the jobs end first
+        with ignoring_termination():
+            for proc in list(procs.LIVE):
+                procs.stop(proc, 5)
+        ok = sum(r.get("status") == "ok" for r in study["runs"])
+        kept = f"; {ok} finished runs kept in {path}" if isinstance(e, jobdir.JobDirChanged) else ""
+        raise GpcnetError(jd.shown(str(e)) + kept) from None
+    finally:
+        jd.close()
+
+
+def _run_all(study, specs, launcher, path, log, run, started, finished, resumable) -> int:
+    workdir = launcher.workdir
     done = {r["id"] for r in study["runs"] if r.get("status") == "ok"}
     todo = [s for s in specs if s["id"] not in done]
     if done:
@@ -208,7 +249,7 @@ def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_ru
         rec, saved = None, False
         try:
             log(f"[{i}/{len(todo)}] {spec['id']}: {started(spec)}")
-            rec = run(spec, study, launcher, workdir)
+            rec = launcher.recorded(run(spec, study, launcher, workdir))
             # A signal during the save (its fsync can take seconds on NFS or
             # Lustre) waits until the run is on disk, then interrupts below.
             with deferring_termination():

@@ -57,10 +57,10 @@ class JobSampler:
                 tiles_file = workdir / f"{tag}-tiles.json"
                 safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
                                       force=True)
-                extra = ["--tiles", str(tiles_file)]
+                extra = ["--tiles", launcher.child_path(tiles_file)]
                 self.scope, self.ptile_scope = t["ntile"], t["ptile"]
         self.cmd = launcher.job(nodes, [sys.executable, "-m", "gpcnet.study.counters", "--interval",
-                                        f"{interval:g}", "--stop-file", str(self.stop_file),
+                                        f"{interval:g}", "--stop-file", launcher.child_path(self.stop_file),
                                         "--duration", f"{duration:g}", *extra], tag, ppn=1)
         self.proc = None
 

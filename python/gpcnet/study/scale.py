@@ -26,6 +26,7 @@ from pathlib import Path
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import terminate_as_interrupt
 from gpcnet.study import launch, options, procs, runner
+from gpcnet.study.jobdir import JobDirChanged
 
 PAPER_COUNTS = "16,32,64,86,106,128"
 PAPER_CONGESTOR = "rma_bcast"      # the paper ran "the RMA Broadcast congestor kernel"
@@ -91,11 +92,13 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     cfg, rid = study["config"], spec["id"]
     rec = dict(spec, status="running", started=time.time())
     out_dir, ljson = workdir / f"load-test-{rid}", workdir / f"load-test-{rid}.json"
+    launcher.check(f"{rid}: the run's start")
     out_dir.mkdir(exist_ok=True)
     ljson.unlink(missing_ok=True)
     bound = ["--deadline", f"{cfg['timeout'] + 30:g}"] if cfg["timeout"] else []
     run_cfg = dict(cfg, app_command=[*cfg["app_command"], *launcher.congestor_args(), *bound, "--quiet",
-                                     "--force", "--output-dir", str(out_dir), "--json", str(ljson)])
+                                     "--force", "--output-dir", launcher.child_path(out_dir),
+                                     "--json", launcher.child_path(ljson)])
     try:
         runner.run_app(spec, run_cfg, launcher, workdir, rec, None)
         names = launcher.program_names(spec["app_nodes"])
@@ -103,12 +106,15 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         if got.get("error"):
             raise procs.RunFailed(got["error"])
         test, ratio, ci = bandwidth_ratio(read_json(ljson, "load test JSON"))
+        launcher.check(f"{rid}: the load test's results read")
         rec["load_test"] = dict(got["load_test"], status=got["status"], ran_on=got["ran_on"],
                                 bandwidth_test=test, bandwidth_ratio=ratio, congestion_impact=ci,
                                 bandwidth_ratio_is="loaded / isolated")
         if ratio is None:
             raise procs.RunFailed("the load test ran no bandwidth canary (--tests without one): no bandwidth ratio")
         rec["status"] = "ok"
+    except JobDirChanged:
+        raise   # the study stops: nothing of this run is kept
     except (procs.RunFailed, GpcnetError) as e:
         rec["status"], rec["error"] = "failed", str(e)
     rec["finished"] = time.time()

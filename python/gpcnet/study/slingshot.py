@@ -260,7 +260,7 @@ class SlingshotSampler(sampling.JobSampler):
         self.stop_file = workdir / f"stop-{tag}"
         self.out, self.err = workdir / f"{tag}.out", workdir / f"{tag}.err"
         self.cmd = launcher.job(nodes, [sys.executable, "-m", "gpcnet.study.counters", "--interval",
-                                        f"{interval:g}", "--stop-file", str(self.stop_file),
+                                        f"{interval:g}", "--stop-file", launcher.child_path(self.stop_file),
                                         "--duration", f"{duration:g}", "--cxi"], tag, ppn=1)
         path = os.environ[FABRIC_ENV]
         t = tiles(read_fabric(path), nodes)
