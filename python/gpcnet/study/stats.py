@@ -116,10 +116,12 @@ def table_i(study: dict) -> dict:
     measure = cfg.get("time_measure")
     use_fom = (measure == "fom") if measure else bool(ok) and all(r.get("fom") is not None for r in ok)
     higher = bool(cfg.get("higher_is_better")) and use_fom
-    control = _values([r for r in ok if r["setting"] == base], use_fom)
+    from gpcnet.study.summary import by_setting
+    ok_by = by_setting(ok)          # one pass: many patterns cost their runs, not runs x patterns
+    control = _values(ok_by.get(base, []), use_fom)
     rows = []
     for pat in cfg.get("patterns") or []:
-        runs = [r for r in ok if r["setting"] == pat]
+        runs = ok_by.get(pat, [])
         vals = _values(runs, use_fom)
         row = {"pattern": pat, "label": TABLE_NAMES.get(pat, pat), "runs": len(vals),
                "mean_difference_pct": None, "p_value": None, "significant_at": None,
