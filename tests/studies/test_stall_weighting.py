@@ -140,3 +140,15 @@ def test_time_means_by_hand():
     assert across == pytest.approx(((1 + 10) / 2 + 2 + 3) / 3)
     assert stall.time_means([]) == (None, None)
     assert stall.time_means([(1.0, 1.0, "r", 5.0)]) == (None, None)      # no time
+
+
+def test_the_stall_rate_figure_draws_the_intervals_of_the_nodes_that_read_the_metric_s_ports():
+    from gpcnet.study import summary
+    # node a reads the switch's network tile "N" and its own port "pa"; node b only its own "pb"
+    na = cumulative([(1.0, {"N": (10, 100), "pa": (1, 10)}), (1.0, {"N": (30, 100), "pa": (1, 10)})], t0=9000.0)
+    nb = cumulative([(1.0, {"pb": (5, 10)}), (1.0, {"pb": (5, 10)})], t0=9000.4)
+    rec = sampling.record(NodeSamplers({"a": na, "b": nb}, {"N": {"router": "S"}},
+                                       {"pa": {"router": "S"}, "pb": {"router": "S"}}), 9000.0, 1.0, 1.0)
+    assert len(rec["series"]) == 4
+    got = summary.stall_series({"id": "x", "setting": "I", "counters": rec})
+    assert got["t"] == [1.0, 2.0] and got["stall_per_s"] == [10.0, 30.0]

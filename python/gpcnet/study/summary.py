@@ -113,9 +113,15 @@ def linear_fit(xs: list, ys: list) -> dict | None:
 
 def stall_series(run: dict) -> dict | None:
     """The run's per-interval stall rate (mean over the metric's ports of
-    stalls per second; None where no port had a rate), or None."""
+    stalls per second; None where no port had a rate), or None. Where one
+    sampler ran per node, the intervals of a node that read none of the
+    metric's ports (only its own node-facing port) are not the metric's:
+    left out, not drawn as gaps between the others."""
     c = run.get("counters") or {}
     series = c.get("series") or []
+    scope = c.get("ports")
+    if scope and isinstance(scope, dict):
+        series = [iv for iv in series if not iv.get("rates") or any(p in scope for p in iv["rates"])]
     if not series:
         return None
     return {"id": run["id"], "setting": run["setting"], "t": [measured(iv["t"]) for iv in series],
