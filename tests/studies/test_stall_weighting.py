@@ -67,11 +67,6 @@ def test_tile_stall_rate_over_routers_and_duration():
     assert stall.tile_stall_rate(series, {})["stall_per_s"] is None
 
 
-def test_weighted_mean():
-    assert stall.weighted_mean([(1.0, 1.0), (4.0, 3.0)]) == pytest.approx(3.25)
-    assert stall.weighted_mean([]) is None
-
-
 class NodeSamplers:
     """What JobSampler.stop() gives: each node's readings on its own clock
     (wall-clock seconds), the network tiles each node read."""

@@ -76,13 +76,6 @@ def add_means(series: list, scope: dict, prefix: str = "") -> None:
         iv[prefix + "flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
 
 
-def weighted_mean(pairs: list):
-    """sum(v x w) / sum(w) of (value, weight) pairs; None when there are none
-    (or every weight is 0)."""
-    total = sum(w for _, w in pairs)
-    return sum(v * w for v, w in pairs) / total if total > 0 else None
-
-
 def time_means(pieces: list) -> tuple:
     """Means over time of values that each hold over an interval of one
     router: `pieces` are (start, end, router, value). At each instant a
