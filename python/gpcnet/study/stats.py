@@ -119,19 +119,21 @@ def table_i(study: dict) -> dict:
     from gpcnet.study.summary import by_setting
     ok_by = by_setting(ok)          # one pass: many patterns cost their runs, not runs x patterns
     control = _values(ok_by.get(base, []), use_fom)
+    c_perf = performance(control, higher)
+    c_ok = bool(c_perf) and 0 < statistics.fmean(c_perf) < math.inf
     rows = []
     for pat in cfg.get("patterns") or []:
         runs = ok_by.get(pat, [])
         vals = _values(runs, use_fom)
-        row = {"pattern": pat, "label": TABLE_NAMES.get(pat, pat), "runs": len(vals),
+        p_perf = performance(vals, higher)
+        row = {"pattern": pat, "label": TABLE_NAMES.get(pat, pat), "runs": len(p_perf),
                "mean_difference_pct": None, "p_value": None, "significant_at": None,
                "slowest_rank": slowest_rank(runs)}
-        c_perf, p_perf = performance(control, higher), performance(vals, higher)
-        if p_perf and c_perf and all(0 < m < math.inf for m in (statistics.fmean(c_perf), statistics.fmean(p_perf))):
+        if c_ok and p_perf and 0 < statistics.fmean(p_perf) < math.inf:
             row["mean_difference_pct"] = mean_difference_pct(control, vals, higher)
             row["p_value"] = welch_p(c_perf, p_perf)
             row["significant_at"] = significance(row["p_value"])
         rows.append(row)
     return {"value": "figure of merit" if use_fom else "wall time", "higher_is_better": higher,
-            "control": base, "control_runs": len(control), "performance": "value" if higher else "1 / value",
+            "control": base, "control_runs": len(c_perf), "performance": "value" if higher else "1 / value",
             "test": "Welch's t-test, two-sided, on the runs' performance", "rows": rows}
