@@ -23,7 +23,6 @@ class ForkSampler:
     jobs twice when gpcnet is killed, and mpirun takes a second SIGTERM as
     "abort now, leave the ranks"). The readings go to a file of the job
     directory, one JSON line each, timed by this host's clock as the run is."""
-    same_clock = True
 
     def __init__(self, read, interval: float, source: str, scope: dict | None, path: Path,
                  ptile_scope: dict | None = None):

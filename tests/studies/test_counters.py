@@ -122,7 +122,7 @@ def test_run_ratio_reads_the_record():
     assert stall.run_ratio({"counters": None}) is None and stall.run_ratio({}) is None
 
 
-def test_nodes_sampled_on_their_own_clocks_are_merged_interval_by_interval():
+def test_nodes_sampled_on_their_own_samplers_keep_their_own_intervals():
     h1 = [{"time": 10.0, "ports": {"h1/mlx5_0/1": {"stall": 0, "flit": 0}}},
           {"time": 11.0, "ports": {"h1/mlx5_0/1": {"stall": 10, "flit": 100}}}]
     h2 = [{"time": 500.0, "ports": {"h2/mlx5_0/1@switch7/3": {"stall": 0, "flit": 0}}},
@@ -130,9 +130,10 @@ def test_nodes_sampled_on_their_own_clocks_are_merged_interval_by_interval():
           {"time": 502.0, "ports": {"h2/mlx5_0/1@switch7/3": {"stall": 30, "flit": 100}}}]
     scope = sampling.node_scope({"h1": h1, "h2": h2})
     assert scope == {"h1/mlx5_0/1": {"router": "h1"}, "h2/mlx5_0/1@switch7/3": {"router": "switch7"}}
-    series = sampling.merge([stall.intervals(h, h[0]["time"]) for h in (h1, h2)])
-    assert len(series) == 2 and series[0]["t"] == 1.0
-    assert series[0]["rates"] == {"h1/mlx5_0/1": [10.0, 100.0], "h2/mlx5_0/1@switch7/3": [30.0, 100.0]}
+    series = sampling.join([stall.intervals(h, h[0]["time"]) for h in (h1, h2)])
+    assert [(iv["t"], iv["dt"]) for iv in series] == [(1.0, 1.0), (1.0, 1.0), (2.0, 1.0)]
+    assert {p: r for iv in series[:2] for p, r in iv["rates"].items()} == {
+        "h1/mlx5_0/1": [10.0, 100.0], "h2/mlx5_0/1@switch7/3": [30.0, 100.0]}
     assert stall.stall_ratio(series, scope, 1.0)["stall_ratio"] == pytest.approx(0.2)
 
 

@@ -154,7 +154,7 @@ def test_record_keeps_the_two_kinds_apart():
                 {"time": 1.0, "ports": {"n": {"stall": 10, "flit": 100}, "p": {"stall": 900, "flit": 1000}}}]
 
     class Done:
-        same_clock, source = True, "testbed-tc"
+        source = "testbed-tc"
         scope, ptile_scope = {"n": {"router": "leaf0"}}, {"p": {"router": "leaf0", "node": "node01"}}
 
         def stop(self):

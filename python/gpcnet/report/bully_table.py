@@ -32,11 +32,12 @@ def section(study: dict) -> Markup:
         fmt('<table class="summary"><tr><th>congestion type</th><th>runs</th><th>mean difference</th>'
             "<th>p (Welch)</th><th>slowest bully rank, Gbit/s (median of runs)</th><th>(min)</th></tr>"
             "{}</table>", rows),
-        fmt('<p class="note">Performance difference of the mean of the {} ({}) of each pattern\'s runs '
-            "against the mean of the {} runs of the control ({}): for a time, control / pattern - 1 (a doubled "
-            "time is -50%); for a rate, pattern / control - 1; negative: worse than the control. "
+        fmt('<p class="note">Mean performance of each pattern\'s runs against the mean performance of the '
+            "{} runs of the control ({}), performance being each run's {} ({}): pattern / control - 1 (a "
+            "doubled time is -50%); negative: worse than the control. "
             "{}: * significant at &alpha; = 0.05, "
             "** also at &alpha; = 0.01. Slowest bully rank: the bully rank that sent the least, per run "
             "(network_congestor's JSON).</p>",
-            t["value"], direction, t["control_runs"], t["control"], t["test"]),
+            t["control_runs"], t["control"], "1 / " + t["value"] if t["performance"] == "1 / value" else t["value"],
+            direction, t["test"]),
     ], "\n")

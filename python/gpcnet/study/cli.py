@@ -204,8 +204,8 @@ def add_parser(sub) -> None:
                       description="Per repetition: the control (the application alone, packed in one pod) "
                                   "and the application beside each bully (pairs-light, pairs-full, bisection, "
                                   "incast, interleaved) computed from a Slurm topology.conf; the report's "
-                                  "Table I gives each pattern's mean difference from the control with "
-                                  "Welch's t-test (docs/studies.md).")
+                                  "Table I gives each pattern's mean performance difference from the "
+                                  "control with Welch's t-test on the runs' performance (docs/studies.md).")
     p.add_argument("--topology", required=True, metavar="topology.conf", help="Slurm tree topology, or 'testbed' for the running gpcnet testbed's")
     p.add_argument("--patterns", default=",".join(bullies.PATTERNS),
                    help=f"comma-separated (default {','.join(bullies.PATTERNS)})")

@@ -42,9 +42,26 @@ def validate(doc, where: str) -> None:
         msg = error.message if len(error.message) <= 160 else error.message[:160] + "..."
         raise GpcnetError(f"{where}: invalid study: {_where(error.absolute_path)}: {msg}")
     cfg = doc["config"]
+    for field in ("settings", "patterns"):
+        twice = _first_repeat(cfg.get(field) or [])
+        if twice is not None:
+            raise GpcnetError(f"{where}: invalid study: $.config.{field}: {twice!r} is listed twice; a study "
+                              f"names each of its {field} once (every run of it is one of that {field[:-1]}'s)")
     if "baseline" in cfg and cfg["baseline"] not in cfg["settings"]:
         raise GpcnetError(f"{where}: invalid study: $.config.baseline: {cfg['baseline']!r} is not one of its "
                           f"settings ({', '.join(cfg['settings'])}); nothing can be normalised to it")
+
+
+def _first_repeat(names: list):
+    """The first name of `names` seen before, or None; one pass. (Not the
+    schema's uniqueItems: on a list mixing types jsonschema compares every
+    pair, and a hostile file may hold millions of items.)"""
+    seen = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
 
 
 def baseline(config: dict) -> str:

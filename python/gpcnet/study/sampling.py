@@ -32,11 +32,11 @@ COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
 
 class JobSampler:
     """One sampler per node, started through the launcher (ppn 1); each
-    node's readings are timed by its own clock. Where the InfiniBand
+    node's readings are timed by its own clock (wall-clock seconds) and
+    make intervals of their own. Where the InfiniBand
     fabric's discovery is at hand (gpcnet.study.fabric), each node reads the
     switch ports a tiles file gives it: both tile kinds; else what a node
     finds alone, its own node-facing port: processor tiles only."""
-    same_clock = False
 
     def __init__(self, launcher, nodes: list, interval: float, workdir: Path, tag: str, duration: float):
         from gpcnet.study import fabric
@@ -113,17 +113,13 @@ def node_scope(by_host: dict) -> dict:
     return scope
 
 
-def merge(per_host: list) -> list:
-    """Intervals of several nodes (each timed by its own clock) side by side:
-    the k-th interval of every node together."""
-    out = []
-    for k in range(max((len(s) for s in per_host), default=0)):
-        ivs = [s[k] for s in per_host if k < len(s)]
-        rates = {}
-        for iv in ivs:
-            rates.update(iv["rates"])
-        out.append({"t": max(iv["t"] for iv in ivs), "dt": max(iv["dt"] for iv in ivs), "rates": rates})
-    return out
+def join(per_host: list) -> list:
+    """The intervals of several nodes on one time axis (each node's t and
+    dt as its own sampler measured them, t in seconds since the
+    application started), in the order they end. Never joined into one
+    interval per step: a node's short last interval keeps its own length,
+    and the metric weighs each by it (gpcnet.study.stall)."""
+    return sorted((iv for s in per_host for iv in s), key=lambda iv: (iv["t"], iv["dt"]))
 
 
 NO_NETWORK_TILE = ("no network tile read: only the ports facing the application's nodes (processor tiles, "
@@ -170,8 +166,12 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
     if nodes_only:
         scope, ptile = {}, node_scope(by_host)
     ptile = ptile or {}
-    series = merge([stall.intervals(rs, app_start if sampler.same_clock else rs[0]["time"])
-                    for rs in by_host.values() if rs])
+    # Every node's readings are wall-clock times (time.time()), like the
+    # application's start: the nodes' intervals are placed on the one axis
+    # of seconds since that start (the clocks are taken to agree, as a
+    # cluster's do under NTP; the weighting does not depend on it: each
+    # interval weighs its own node's dt).
+    series = join([stall.intervals(rs, app_start) for rs in by_host.values() if rs])
     stall.add_means(series, scope)
     stall.add_means(series, ptile, prefix="ptile_")
     metric = stall.stall_ratio(series, scope, threshold)

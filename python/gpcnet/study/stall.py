@@ -25,6 +25,15 @@ Input: cumulative counter readings taken every --counter-interval seconds,
    it lasted (1 s at 0.1 then a 0.05 s tail at 1.0 is 0.143, not 0.55).
    Only ports in the scope (the application's network tiles) count.
 
+A series may hold the intervals of several nodes, each timed by its own
+sampler (t - dt to t, on one time axis: seconds since the application
+started): every port's rate holds over its own node's interval, and the
+means are integrals over time, so each node's interval weighs its own
+length (node A's 0.05 s tail never counts as node B's full second), and a
+router whose ports two nodes read takes, at each instant, the mean of the
+ports read then. One node's consecutive intervals give the per-interval
+means above exactly.
+
 tile_stall_rate gives a run's stalls per second on a set of tiles
 (network or processor), averaged over routers and the duration in the same
 way, without the threshold: the paper's Fig. 6.
@@ -82,39 +91,88 @@ def add_means(series: list, scope: dict, prefix: str = "") -> None:
         iv[prefix + "flit_per_s"] = statistics.fmean(r[1] for r in got) if got else None
 
 
-def weighted_mean(pairs: list):
-    """sum(v x w) / sum(w) of (value, weight) pairs; None when there are none
-    (or every weight is 0)."""
-    total = sum(w for _, w in pairs)
-    return sum(v * w for v, w in pairs) / total if total > 0 else None
+def time_means(pieces: list) -> tuple:
+    """Means over time of values that each hold over an interval of one
+    router: `pieces` are (start, end, router, value). At each instant a
+    router's value is the mean of its pieces holding then. Returns
+    (pooled, across): pooled weighs every (router, instant) alike,
+    sum over routers of the integral of the router's value / sum over
+    routers of the time it had one; across takes the mean over the routers
+    with a value at each instant, integrated over the time any had one.
+    None for no time at all. One pass over the pieces' ends in time order
+    (a router's sums updated as its pieces start and end), so a run of
+    many nodes costs its number of pieces, not pieces x routers."""
+    events = []
+    for start, end, router, value in pieces:
+        if end > start:
+            events.append((end, 0, router, value))      # at one instant, ends before starts
+            events.append((start, 1, router, value))
+    events.sort(key=lambda e: (e[0], e[1]))
+    sums: dict = {}
+    counts: dict = {}
+    mean_sum, active = 0.0, 0          # sum of the active routers' means, how many
+    pooled = [0.0, 0.0]
+    across = [0.0, 0.0]
+    prev, i = None, 0
+    while i < len(events):
+        now = events[i][0]
+        if prev is not None and active and now > prev:
+            span = now - prev
+            pooled[0] += mean_sum * span
+            pooled[1] += active * span
+            across[0] += mean_sum / active * span
+            across[1] += span
+        touched = set()
+        while i < len(events) and events[i][0] == now:
+            _, starts, router, value = events[i]
+            if router not in touched:
+                touched.add(router)
+                if counts.get(router):
+                    mean_sum -= sums[router] / counts[router]
+                    active -= 1
+            sums[router] = sums.get(router, 0.0) + (value if starts else -value)
+            counts[router] = counts.get(router, 0) + (1 if starts else -1)
+            i += 1
+        for router in touched:
+            if counts[router]:
+                mean_sum += sums[router] / counts[router]
+                active += 1
+            else:
+                sums[router] = 0.0             # no drift carried into the router's next piece
+        prev = now
+    return (pooled[0] / pooled[1] if pooled[1] > 0 else None,
+            across[0] / across[1] if across[1] > 0 else None)
+
+
+def _span(iv: dict) -> tuple:
+    return iv["t"] - iv["dt"], iv["t"]
 
 
 def tile_stall_rate(series: list, scope: dict) -> dict:
-    """A run's stalls and flits per second on the tiles of `scope`: in each
-    interval the mean over routers of the mean over their tiles that have a
-    rate, then the mean over intervals weighted by their length (the
-    paper's Fig. 6: "averaged over routers and durations"; no threshold:
-    it is a rate, not a ratio that could surge)."""
+    """A run's stalls and flits per second on the tiles of `scope`: at each
+    instant the mean over routers of the mean over their tiles that have a
+    rate, averaged over the time (the paper's Fig. 6: "averaged over
+    routers and durations"; no threshold: it is a rate, not a ratio that
+    could surge). One node's intervals: each interval's mean over routers
+    weighted by its length."""
     stalls, flits = [], []
     for iv in series:
-        per_router: dict = {}
+        start, end = _span(iv)
         for port, rate in iv["rates"].items():
             if port in scope:
-                per_router.setdefault(scope[port]["router"], []).append(rate)
-        if per_router:
-            stalls.append((statistics.fmean(statistics.fmean(r[0] for r in v) for v in per_router.values()),
-                           iv["dt"]))
-            flits.append((statistics.fmean(statistics.fmean(r[1] for r in v) for v in per_router.values()),
-                          iv["dt"]))
-    return {"stall_per_s": weighted_mean(stalls), "flit_per_s": weighted_mean(flits),
+                stalls.append((start, end, scope[port]["router"], rate[0]))
+                flits.append((start, end, scope[port]["router"], rate[1]))
+    return {"stall_per_s": time_means(stalls)[1], "flit_per_s": time_means(flits)[1],
             "routers": len({p["router"] for p in scope.values()}), "ports": len(scope)}
 
 
 def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
-    """The metric over the ports of `scope` ({port: {"router": name}})."""
-    values, kept, dropped = [], 0, 0
+    """The metric over the ports of `scope` ({port: {"router": name}}):
+    every (router, instant) with a kept sample weighs alike, so each
+    interval weighs its own length, whichever node sampled it."""
+    pieces, kept, dropped = [], 0, 0
     for iv in series:
-        per_router: dict = {}
+        start, end = _span(iv)
         for port, (stalls, flits) in iv["rates"].items():
             if port not in scope:
                 continue
@@ -122,12 +180,12 @@ def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
                 dropped += 1
                 continue
             kept += 1
-            per_router.setdefault(scope[port]["router"], []).append(stalls / flits)
-        values.extend((statistics.fmean(v), iv["dt"]) for v in per_router.values())
-    out = {"stall_ratio": weighted_mean(values) if values else None, "reason": None,
+            pieces.append((start, end, scope[port]["router"], stalls / flits))
+    ratio = time_means(pieces)[0] if pieces else None
+    out = {"stall_ratio": ratio, "reason": None,
            "weighting": "duration", "samples_kept": kept, "samples_dropped": dropped,
            "intervals": len(series)}
-    if not values:
+    if ratio is None:
         if not scope:
             out["reason"] = ("no port in the scope: no network-tile counter serves the application's nodes "
                              "(a single switch has no switch-to-switch port)")
@@ -135,9 +193,11 @@ def stall_ratio(series: list, scope: dict, threshold: float) -> dict:
             out["reason"] = "fewer than two counter readings during the run (shorter than --counter-interval?)"
         elif kept + dropped == 0:
             out["reason"] = "no rate for any port of the application's (counters absent or saturated)"
-        else:
+        elif kept == 0:
             out["reason"] = (f"all {dropped} samples below --stall-threshold {threshold:g} stalls/s "
                              "or without flits")
+        else:
+            out["reason"] = "the kept samples' intervals last no time"
     return out
 
 

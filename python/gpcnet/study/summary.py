@@ -57,6 +57,16 @@ def run_metric(run: dict):
     return None, None
 
 
+def by_setting(runs: list) -> dict:
+    """{setting: its runs, in the document's order}, in one pass over the
+    runs: every per-setting figure reads its runs from here, so a study of
+    many settings costs its number of runs, not runs x settings."""
+    out: dict = {}
+    for r in runs:
+        out.setdefault(r["setting"], []).append(r)
+    return out
+
+
 def time_of(run: dict, measure: str) -> float | None:
     """What a run's time is for normalising: its figure of merit when the
     study measures by it (config time_measure "fom"), else the wall time."""
@@ -103,9 +113,15 @@ def linear_fit(xs: list, ys: list) -> dict | None:
 
 def stall_series(run: dict) -> dict | None:
     """The run's per-interval stall rate (mean over the metric's ports of
-    stalls per second; None where no port had a rate), or None."""
+    stalls per second; None where no port had a rate), or None. Where one
+    sampler ran per node, the intervals of a node that read none of the
+    metric's ports (only its own node-facing port) are not the metric's:
+    left out, not drawn as gaps between the others."""
     c = run.get("counters") or {}
     series = c.get("series") or []
+    scope = c.get("ports")
+    if scope and isinstance(scope, dict):
+        series = [iv for iv in series if not iv.get("rates") or any(p in scope for p in iv["rates"])]
     if not series:
         return None
     return {"id": run["id"], "setting": run["setting"], "t": [measured(iv["t"]) for iv in series],
@@ -122,16 +138,17 @@ def run_tile_stalls(run: dict, kind: str):
     return measured((((run.get("counters") or {}).get("tiles") or {}).get(kind) or {}).get("stall_per_s"))
 
 
-def tile_stalls(study: dict, ok: list, out: dict) -> dict:
+def tile_stalls(study: dict, ok_by: dict, out: dict) -> dict:
     """The paper's Fig. 6: per setting the mean normalised time (every
     finished run) against the mean stalls per second of each tile kind
     (the runs that have it), with standard errors, and a least-squares line
-    per kind through the setting means."""
+    per kind through the setting means. `ok_by`: by_setting of the
+    finished runs."""
     res = {}
     for kind, label in TILE_KINDS:
         pts = []
         for s in study["config"]["settings"]:
-            vals = [v for r in ok if r["setting"] == s and (v := run_tile_stalls(r, kind)) is not None]
+            vals = [v for r in ok_by.get(s, ()) if (v := run_tile_stalls(r, kind)) is not None]
             norm = out["settings"][s]["normalised"]
             if vals and norm:
                 (tm, tse), (vm, vse) = mean_se(norm), mean_se(vals)
@@ -149,27 +166,30 @@ def summarise(study: dict) -> dict:
     measure = cfg.get("time_measure") or "wall_s"
     lower = not (measure == "fom" and cfg.get("higher_is_better"))
     ok = [r for r in study["runs"] if r.get("status") == "ok" and time_of(r, measure) is not None]
+    ok_by = by_setting(ok)
     settings = cfg["settings"]
     base = baseline_setting(study)
-    times = {s: [time_of(r, measure) for r in ok if r["setting"] == s] for s in settings}
+    times = {s: [time_of(r, measure) for r in ok_by.get(s, ())] for s in settings}
     ref = statistics.median(times[base]) if times.get(base) else None
     scaled = {"runs": normalised_times(ok, measure, ref, lower)}
     out = {"baseline": base, "baseline_median_s": ref, "time_measure": measure, "settings": {}, "ci_app": [],
            "failed": [], "metric": [], "series": []}
     for s in settings:
         t = sorted(times[s])
-        norm = sorted(v for r in ok if r["setting"] == s and (v := scaled["runs"].get(r["id"])) is not None)
+        norm = sorted(v for r in ok_by.get(s, ()) if (v := scaled["runs"].get(r["id"])) is not None)
         q = statistics.quantiles(norm, n=4, method="inclusive") if len(norm) >= 2 else norm * 3
-        foms = [v for r in ok if r["setting"] == s and (v := measured(r.get("fom"))) is not None]
+        foms = [v for r in ok_by.get(s, ()) if (v := measured(r.get("fom"))) is not None]
         out["settings"][s] = {"runs": len(t), "median_s": statistics.median(t) if t else None,
                               "median_fom": statistics.median(foms) if foms else None,
                               "normalised": norm,
                               "stats": ({"min": norm[0], "q1": q[0], "median": statistics.median(norm),
                                          "q3": q[-1], "max": norm[-1]} if norm else None)}
-    by = {(r["setting"], r["rotation"]): time_of(r, measure) for r in ok}
+    # {setting: {rotation: time}} (a rotation run twice: its last run), once
+    by = {s: {r["rotation"]: time_of(r, measure) for r in rs} for s, rs in ok_by.items()}
     for iso, cong in pairs(study):
-        per = [congestion_impact(by[(iso, k)], by[(cong, k)], lower_is_better=lower)
-               for (s, k) in sorted(by) if s == iso and (cong, k) in by]
+        iso_t, cong_t = by.get(iso, {}), by.get(cong, {})
+        per = [congestion_impact(iso_t[k], cong_t[k], lower_is_better=lower)
+               for k in sorted(iso_t) if k in cong_t]
         per = [ci for ci in per if ci is not None]
         med = (congestion_impact(statistics.median(times[iso]), statistics.median(times[cong]), lower_is_better=lower)
                if times.get(iso) and times.get(cong) else None)
@@ -189,8 +209,9 @@ def summarise(study: dict) -> dict:
     # The time is the mean over every finished run of the setting; the
     # ratio over those that have one (both counts are kept and shown).
     out["per_setting"] = []
+    metric_by = by_setting(out["metric"])
     for s in settings:
-        pts = [p for p in out["metric"] if p["setting"] == s]
+        pts = metric_by.get(s)
         if pts:
             norm = out["settings"][s]["normalised"]
             (tm, tse), (mm, mse) = mean_se(norm), mean_se([p["metric"] for p in pts])
@@ -200,10 +221,10 @@ def summarise(study: dict) -> dict:
     fit = linear_fit([p["metric_mean"] for p in out["per_setting"]], [p["time_mean"] for p in out["per_setting"]])
     if fit:
         out["fit"] = fit
-    out["tile_stalls"] = tile_stalls(study, ok, out)
+    out["tile_stalls"] = tile_stalls(study, ok_by, out)
     # One run's stall-rate series per setting: its first rotation that has one.
     for s in settings:
-        runs = sorted((r for r in ok if r["setting"] == s), key=lambda r: r["rotation"])
+        runs = sorted(ok_by.get(s, ()), key=lambda r: r["rotation"])
         got = next((x for x in map(stall_series, runs) if x and any(v is not None for v in x["stall_per_s"])), None)
         if got:
             out["series"].append(got)
