@@ -279,8 +279,11 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const i
         ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
                                     nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size,
                                     &ro->congestor->params);
-        ro->iterations = flows_kernel.iterations_for(ro->congestor->base_iterations, size);
     }
+    cr->flow_busiest = flows_busiest(pairs, n, nd->n_nodes);
+    cr->flow_round = flows_round_iterations(ro->congestor->base_iterations, cr->flow_busiest);
+    if (in)
+        ro->iterations = cr->flow_round;
     cr->nodes[0] = cr->ranks[0] = 0;
     for (int node = 0; node < nd->n_nodes; node++)
         if (flows_involve(pairs, n, node)) {

@@ -176,6 +176,8 @@ def test_flows_incast_and_pair(jobs, harness, tmp_path):
     doc = read_json_if_any(tmp_path / "network_congestor.json")
     run = doc["congestor_run"]
     assert run["stop_reason"] == "duration" and run["flows"] == 5
+    # node 0 receives 3 flows; --congestor-iterations 16 (QUICK) is kept
+    assert run["busiest_node_flows"] == 3 and run["round_iterations"] == 16
     (k,) = run["kernels"]
     assert k["kernel"] == "flows" and k["name"] == "Flows (65536 B)"
     assert k["nodes"] == 6 and k["ranks"] == 6 and k["reporting_ranks"] == 5
@@ -188,7 +190,11 @@ def test_flows_incast_and_pair(jobs, harness, tmp_path):
     ("# nothing\n", "no flow in it"),
     ("{h}#1\n", "line 1: expected two node names, SRC DST"),
     ("{h}#1 {h}#1\n", "line 1: a node cannot send to itself"),
-], ids=["unknown-node", "empty", "one-name", "self"])
+    # A repeated flow: the line that repeats and the line it repeats (the
+    # reverse direction, line 2, is another flow).
+    ("{h}#1 {h}#0\n{h}#0 {h}#1\n# again\n{h}#2 {h}#0\n  {h}#1   {h}#0\n{h}#2 {h}#0\n",
+     "line 5: the flow {h}#1 {h}#0 repeats line 1; list each flow once"),
+], ids=["unknown-node", "empty", "one-name", "self", "repeated-flow"])
 def test_bad_flows_exit_2(harness, tmp_path, content, needle):
     import socket
     flows = tmp_path / "flows.txt"
@@ -196,7 +202,20 @@ def test_bad_flows_exit_2(harness, tmp_path, content, needle):
     p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", flows,
                     "--output-dir", tmp_path, env=FAST_FAIL)
     assert p.returncode == 2, p.stderr[-1000:]
-    assert p.stderr.count(needle) == 1, p.stderr[-1000:]
+    assert p.stderr.count(needle.format(h=socket.gethostname())) == 1, p.stderr[-1000:]
+
+
+def test_flows_named_pipe_is_refused_at_once(harness, tmp_path):
+    """A named pipe nobody writes would block the reader for ever (the
+    congestor once ran past --duration on one): refused by what it is,
+    without waiting for a writer."""
+    fifo = tmp_path / "flows.fifo"
+    os.mkfifo(fifo)
+    p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", fifo,
+                    "--duration", "1", "--output-dir", tmp_path, env=FAST_FAIL, timeout=120)
+    assert p.returncode == 2, p.stderr[-1000:]
+    assert p.stderr.count(f"--flows {fifo}: is a named pipe, not a regular file") == 1, p.stderr[-1000:]
+    assert not (tmp_path / "network_congestor.json").exists()
 
 
 def test_flows_and_congestors_exclude_each_other(harness, tmp_path):
