@@ -130,6 +130,70 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
     }
 }
 
+/* Where a run's stop is decided (rank 0) or learnt (the others). */
+typedef struct {
+    const run_t *run;
+    congestor_report_t *cr;
+    MPI_Comm comm; /* the stop broadcast's own */
+    int stop;      /* its buffer: rank 0's word */
+    MPI_Request req;
+    int seen;
+    double file_looked; /* MPI_Wtime of this rank's last look in a pause */
+} stop_state_t;
+
+/* Rank 0: a signal, --duration (`now` seconds in; < 0: not looked at) or
+ * the stop file stops the run: say so to every rank. Elsewhere: has rank 0
+ * said so? Returns seen. */
+static int stop_look(stop_state_t *st, double now)
+{
+    if (st->seen)
+        return 1;
+    const run_plan_t *o = st->run->plan;
+    if (st->run->rank != 0) {
+        MPI_Test(&st->req, &st->seen, MPI_STATUS_IGNORE);
+        return st->seen;
+    }
+    congestor_stop_t why = stop_signal                                ? STOP_SIGNAL
+                           : o->duration > 0.0 && now >= o->duration ? STOP_DURATION
+                           : file_exists(o->stop_file)               ? STOP_FILE
+                                                                     : STOP_NONE;
+    if (why != STOP_NONE) {
+        st->cr->stop = why;
+        st->cr->signal = stop_signal;
+        st->stop = 1;
+        MPI_Ibcast(&st->stop, 1, MPI_INT, 0, st->comm, &st->req);
+        st->seen = 1;
+    }
+    return st->seen;
+}
+
+/* A paced round's pauses look at the stop (burst_run_t.stop_asked). Rank
+ * 0 says it at once, since the peers of its kernel may be in a long pause,
+ * waiting for that word before they run the rest of the round. But rank 0
+ * may itself be held in an iteration by a peer in a long OFF period (an
+ * iteration that one rank starts at the very end of an ON period waits for
+ * the others until the OFF ends): so a signal (the launcher passes it to
+ * every rank) ends any rank's pauses, and in a pause of over a second the
+ * first rank of each node looks at the stop file itself, once a second
+ * (no more: a shared file system serves every node's look). --duration is
+ * not looked at here: every rank ends its pauses there by itself. */
+#define STOP_FILE_LOOK_S 1.0
+
+static int stop_asked_in_pause(void *ctx, double paused_s)
+{
+    stop_state_t *st = ctx;
+    if (stop_look(st, -1.0) || stop_signal)
+        return 1;
+    const run_t *run = st->run;
+    if (run->rank == 0 || run->nodes.my_local != 0 || paused_s < STOP_FILE_LOOK_S)
+        return 0;
+    double now = MPI_Wtime();
+    if (now - st->file_looked < STOP_FILE_LOOK_S)
+        return 0;
+    st->file_looked = now;
+    return file_exists(run->plan->stop_file);
+}
+
 /* Rank 0 decides when to stop and says so with an MPI_Ibcast that every
  * other rank posted at the start and tests every round; the ranks of one
  * congestor communicator then agree (a non-blocking MIN, infra/agree.h, as
@@ -149,22 +213,21 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     tk.mine = xcalloc((size_t)tk.len, sizeof(double));
     tk.sum = xcalloc((size_t)tk.len, sizeof(double));
     tk.mine[n_kernels + ro->kernel] = per_iteration > 0.0 ? 1.0 : 0.0;
-    MPI_Comm stop_comm;
-    MPI_Comm_dup(run->world, &stop_comm);
-    int stop = 0;
-    MPI_Request stop_req = MPI_REQUEST_NULL;
+    stop_state_t st = {run, cr, MPI_COMM_NULL, 0, MPI_REQUEST_NULL, 0, 0.0};
+    MPI_Comm_dup(run->world, &st.comm);
     if (run->rank != 0)
-        MPI_Ibcast(&stop, 1, MPI_INT, 0, stop_comm, &stop_req);
+        MPI_Ibcast(&st.stop, 1, MPI_INT, 0, st.comm, &st.req);
 
     if (ro->congestor_active && k->pass_begin)
         k->pass_begin(ro->state);
     MPI_Barrier(run->world);
     double t0 = MPI_Wtime();
     /* --burst: the ON/OFF clock starts at this barrier on every rank. */
-    burst_run_t burst = {.t0 = t0};
+    int all_seen = 0, seen_posted = 0;
+    burst_run_t burst = {.t0 = t0, .end_s = o->duration, .stop_asked = stop_asked_in_pause,
+                         .stop_ctx = &st};
     burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run->seed);
     int paced = !burst_is_steady(&burst.clock.shape);
-    int seen = 0, all_seen = 0, seen_posted = 0;
     agree_t agreement = AGREE_NONE;
     struct timespec nap = {0, 5 * 1000 * 1000};
     for (;;) {
@@ -180,25 +243,9 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
         }
         double now = MPI_Wtime() - t0;
         ticks_progress(run, cr, &tk, now, bytes, ro->kernel, 0);
-        if (!seen) {
-            if (run->rank == 0) {
-                congestor_stop_t why = stop_signal                                ? STOP_SIGNAL
-                                       : o->duration > 0.0 && now >= o->duration ? STOP_DURATION
-                                       : file_exists(o->stop_file)               ? STOP_FILE
-                                                                                 : STOP_NONE;
-                if (why != STOP_NONE) {
-                    cr->stop = why;
-                    cr->signal = stop_signal;
-                    stop = 1;
-                    MPI_Ibcast(&stop, 1, MPI_INT, 0, stop_comm, &stop_req);
-                    seen = 1;
-                }
-            } else {
-                MPI_Test(&stop_req, &seen, MPI_STATUS_IGNORE);
-            }
-        }
+        stop_look(&st, now);
         if (!ro->congestor_active) {
-            if (seen)
+            if (st.seen)
                 break;
             continue;
         }
@@ -207,13 +254,13 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
             break;
         /* A copy: seen may change while the reduction is in flight, and MPI
          * forbids touching a pending reduction's input. */
-        seen_posted = seen;
+        seen_posted = st.seen;
         agree_post(&agreement, &seen_posted, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
     }
     double elapsed = MPI_Wtime() - t0;
     if (ro->congestor_active && k->pass_end)
         k->pass_end(ro->state);
-    MPI_Wait(&stop_req, MPI_STATUS_IGNORE);
+    MPI_Wait(&st.req, MPI_STATUS_IGNORE);
     /* Every rank posts the same number of report reductions. Agree on the
      * count before waiting for any: a rank that waited first for a report
      * another rank had not posted yet would wait for that rank, itself
@@ -232,7 +279,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     congestor_report_gather_ranks(run, cr, bytes, per_iteration > 0.0, ro->kernel);
     if (run->rank == 0)
         congestor_report_finish(run, cr, tk.sum, elapsed);
-    MPI_Comm_free(&stop_comm);
+    MPI_Comm_free(&st.comm);
     MPI_Comm_free(&tk.comm);
     free(tk.mine);
     free(tk.sum);

@@ -129,6 +129,26 @@ def test_beside_another_mpi_job(jobs, harness, tmp_path):
     check_result(job, tmp_path, "stop_file")
 
 
+@pytest.mark.cap(FAR_CAP)
+def test_stop_file_ends_a_long_pause(jobs, tmp_path):
+    """The stop file is looked at during a round's pauses, not only between
+    rounds: an OFF period of 1000 s (no --duration) used to hold the round,
+    and the stop, for all of it. Rank 0 may be held in an iteration by a
+    peer in that pause (one rank starts it at the very end of ON, the other
+    finds OFF): the peer looks at the file itself after a second."""
+    stop = tmp_path / "stop"
+    job = start(jobs, tmp_path, "--congestors", "a2a,p2p_incast", "--burst", "100ms,1000s",
+                "--stop-file", stop)
+    # the settings are printed just before the congestion starts; a second
+    # later its rounds are in the OFF period (the stop works at any time)
+    job.wait_for(lambda: "burst = 0.1 s on, 1000 s off" in job.stdout(), what="the settings")
+    time.sleep(1.0)
+    stop.touch()
+    assert job.wait(timeout=job_guard()) == 0, job.stderr()[-2000:]
+    run = read_json_if_any(tmp_path / "network_congestor.json")["congestor_run"]
+    assert run["stop_reason"] == "stop_file"
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--duration", "0"], "--duration: expected a number > 0"),
     (["--stop-file", "/nonexistent-gpcnet-dir/stop"],
