@@ -116,11 +116,29 @@ typedef struct congestor_plan {
 
 /* A congestor's view of the bursts: the schedule and t0, the MPI_Wtime()
  * of the congestors' common start on this rank (docs/experiments.md
- * #bursty-congestion). */
+ * #bursty-congestion).
+ *
+ * network_congestor's end: a round is a fixed number of paced iterations
+ * (every rank of a kernel must run the same ones, or a peer waits for ever),
+ * and a pause can be long (an OFF period, or the pacing of a tiny
+ * --burst-intensity), so a round could outlast --duration and the stop file
+ * by far. Instead of skipping iterations, the pauses end: no pause lasts
+ * past t0 + end_s, a pause looks at stop_asked every BURST_STOP_POLL_S
+ * (telling it how long this pause has lasted), and once the end has passed
+ * or a stop is asked, the rest of the round runs without pauses (as a
+ * steady round; `ended` says so). The load test sets none of these
+ * (0 / NULL): its measurements keep their pacing. */
 typedef struct {
     burst_clock_t clock;
     double t0;
+    double end_s; /* > 0: no pause runs past t0 + end_s */
+    /* NULL: none; nonzero once a stop is asked */
+    int (*stop_asked)(void *ctx, double paused_s);
+    void *stop_ctx;
+    int ended; /* set once the end passed or a stop was asked: no more pauses */
 } burst_run_t;
+
+#define BURST_STOP_POLL_S 0.01
 
 /* One pass of plan entry c: up to c->measurements measurements of
  * `iterations` iterations (c->base_iterations scaled to comm by the
@@ -144,7 +162,10 @@ int congestor_pass(const congestor_plan_t *c, void *state, MPI_Comm comm, int it
 
 /* iterations paced iterations of k (network_congestor's rounds); durations
  * (may be NULL) receives each iteration's time. Returns the seconds spent
- * outside OFF periods. */
+ * outside OFF periods. A pacing pause (not an OFF period) that has ended
+ * starts an iteration even when the rank woke past the sub-period's active
+ * part, so every sub-period starts at least one iteration: a tiny
+ * intensity paces at one iteration per sub-period, it never stalls. */
 double burst_iterate(const congestor_kernel_t *k, void *state, burst_run_t *burst, int iterations,
                      double *durations);
 

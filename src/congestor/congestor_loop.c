@@ -22,18 +22,47 @@ static void sleep_seconds(double s)
     nanosleep(&nap, NULL);
 }
 
+/* Have the pauses ended (burst_run_t)? Sticky: once ended, always.
+ * paused_s: how long the current pause has lasted (0 before one). */
+static int pauses_ended(burst_run_t *b, double t, double paused_s)
+{
+    if (!b->ended && ((b->end_s > 0.0 && t >= b->end_s) ||
+                      (b->stop_asked && b->stop_asked(b->stop_ctx, paused_s))))
+        b->ended = 1;
+    return b->ended;
+}
+
 double burst_iterate(const congestor_kernel_t *k, void *state, burst_run_t *burst, int iterations,
                      double *durations)
 {
     double start = MPI_Wtime(), off_time = 0.0;
     for (int i = 0; i < iterations; i++) {
+        double paced_until = -1.0; /* the end of this iteration's pacing pause */
+        double paused_from = -1.0;  /* when this iteration's pause began */
         for (;;) {
             int in_off;
-            double now = MPI_Wtime();
-            double wait = burst_wait(&burst->clock, now - burst->t0, &in_off);
+            double now = MPI_Wtime(), t = now - burst->t0;
+            if (pauses_ended(burst, t, paused_from < 0.0 ? 0.0 : now - paused_from))
+                break;
+            double wait = burst_wait(&burst->clock, t, &in_off);
             if (wait <= 0.0)
                 break;
-            sleep_seconds(wait);
+            /* Woken at (or past) the end of a pacing pause: go, even when
+             * the wake-up came after the active part of the sub-period
+             * (with intensity 1e-6 that part is 10 ns, and every wake-up
+             * would miss it). Not into an OFF period. */
+            if (!in_off && paced_until >= 0.0 && t >= paced_until)
+                break;
+            if (!in_off && paced_until < 0.0)
+                paced_until = t + wait;
+            if (paused_from < 0.0)
+                paused_from = now;
+            double nap = wait;
+            if (burst->end_s > 0.0 && t + nap > burst->end_s)
+                nap = burst->end_s - t; /* sleep only until the end */
+            if (burst->stop_asked && nap > BURST_STOP_POLL_S)
+                nap = BURST_STOP_POLL_S; /* a long pause looks at the stop */
+            sleep_seconds(nap);
             if (in_off)
                 off_time += MPI_Wtime() - now;
         }

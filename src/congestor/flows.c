@@ -109,7 +109,26 @@ static void teardown(void *state)
 static int round_iterations(int base, int n)
 {
     (void)n;
-    return base == CONGESTOR_BASE_ITERATIONS ? 8 : base;
+    return base == CONGESTOR_BASE_ITERATIONS ? FLOWS_ROUND_ITERATIONS : base;
+}
+
+int flows_busiest(const int *pairs, int n_flows, int n_nodes)
+{
+    int *degree = xcalloc((size_t)(n_nodes > 0 ? n_nodes : 1), sizeof(int));
+    int most = 0;
+    for (int i = 0; i < 2 * n_flows; i++)
+        if (pairs[i] >= 0 && pairs[i] < n_nodes && ++degree[pairs[i]] > most)
+            most = degree[pairs[i]];
+    free(degree);
+    return most;
+}
+
+int flows_round_iterations(int base, int busiest)
+{
+    if (base != CONGESTOR_BASE_ITERATIONS)
+        return base; /* --congestor-iterations: the user's round */
+    int fit = busiest > 0 ? FLOWS_ROUND_MESSAGES / busiest : FLOWS_ROUND_ITERATIONS;
+    return fit < 1 ? 1 : fit > FLOWS_ROUND_ITERATIONS ? FLOWS_ROUND_ITERATIONS : fit;
 }
 
 const congestor_kernel_t flows_kernel = {

@@ -25,4 +25,20 @@ void *flows_state_new(MPI_Comm comm, MPI_Comm world, const int *pairs, int n_flo
 /* Is this node in any flow? */
 int flows_involve(const int *pairs, int n_flows, int node);
 
+/* A round (the stretch between two looks at the stop, network_congestor)
+ * is FLOWS_ROUND_ITERATIONS iterations, fewer when the busiest node is in
+ * many flows: each iteration of each of its ranks posts one message per
+ * flow, and a round of 8 x thousands of messages would outlast --duration
+ * and the stop file by far. So a round holds at most FLOWS_ROUND_MESSAGES
+ * messages per rank, and at least one iteration. */
+#define FLOWS_ROUND_ITERATIONS 8
+#define FLOWS_ROUND_MESSAGES 256
+
+/* The most flows (sent plus received) of any one node of the list. */
+int flows_busiest(const int *pairs, int n_flows, int n_nodes);
+/* Iterations per round for base (--congestor-iterations; the default base
+ * gives the scaled round above, any other is kept) and the busiest node's
+ * flow count. The same on every rank: every rank has the whole list. */
+int flows_round_iterations(int base, int busiest);
+
 #endif

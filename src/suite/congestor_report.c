@@ -68,8 +68,13 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
         const char *name = run->plan->congestors[k].name;
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
-    if (o->flows_file[0])
+    if (o->flows_file[0]) {
         printf("  %d flows from %s\n", cr->n_flows, o->flows_file);
+        /* The settings below show the unscaled round. */
+        if (cr->flow_round != o->congestors[0].kernel->iterations_for(o->congestor_iterations, 0))
+            printf("  the busiest node is in %d flows: rounds of %d iteration(s)\n",
+                   cr->flow_busiest, cr->flow_round);
+    }
     options_print_settings(run);
     fflush(stdout);
 }
@@ -204,6 +209,8 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     if (run->plan->flows_file[0]) {
         jw_string(w, "flows_file", run->plan->flows_file);
         jw_int(w, "flows", cr->n_flows);
+        jw_int(w, "busiest_node_flows", cr->flow_busiest);
+        jw_int(w, "round_iterations", cr->flow_round);
     }
     jw_number(w, "waited_for_start_s", cr->waited_s);
     jw_number(w, "congested_s", cr->elapsed_s);

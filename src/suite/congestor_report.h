@@ -25,6 +25,8 @@ typedef struct congestor_report {
     double *reporters;  /* [kernel] ranks that report a bandwidth */
     int *ranks, *nodes; /* [kernel] */
     int n_flows;        /* --flows: the flows of the list */
+    int flow_busiest;   /* --flows: the most flows of one node */
+    int flow_round;     /* --flows: iterations per round (flows_round_iterations) */
     double last_t;
     double *last_bytes; /* [kernel] at the previous report */
     int n_reports, cap_reports;

@@ -8,86 +8,28 @@
  * over all ranks on whether to stop and on the bytes each kernel moved, so
  * the decision is the same everywhere and costs no extra stall: the
  * reduction of round r runs while round r+1 congests. Stop triggers:
- * --duration, SIGINT/SIGTERM, --stop-file (checked by rank 0 each round);
- * --deadline stays the hard cap (watchdog). */
+ * --duration, SIGINT/SIGTERM, --stop-file (congestor_stop.c: looked at
+ * after each round and in a paced round's pauses); --deadline stays the
+ * hard cap (watchdog). */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "congestor/flows.h"
 #include "infra/agree.h"
 #include "infra/fatal.h"
 #include "infra/report.h"
 #include "suite/congestor_report.h"
+#include "suite/congestor_stop.h"
 #include "suite/load_roles.h"
 #include "suite/congestor_suite.h"
 #include "suite/phase_end.h"
 #include "suite/run_lifecycle.h"
 
 #define MIB (1024.0 * 1024.0)
-
-static volatile sig_atomic_t stop_signal = 0;
-
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
-/* A start or stop file must be able to appear: its directory must exist. */
-static void check_file_dir(run_t *run, const char *option, const char *path)
-{
-    char msg[OPT_PATH_MAX + 256] = "";
-    if (path[0] && run->rank == 0) {
-        char copy[OPT_PATH_MAX];
-        snprintf(copy, sizeof(copy), "%s", path);
-        const char *dir = dirname(copy);
-        struct stat st;
-        if (stat(dir, &st) != 0)
-            snprintf(msg, sizeof(msg), "network_congestor: %s %s: directory '%s' does not exist\n",
-                     option, path, dir);
-        else if (!S_ISDIR(st.st_mode))
-            snprintf(msg, sizeof(msg), "network_congestor: %s %s: '%s' is not a directory\n",
-                     option, path, dir);
-    }
-    MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, 0, run->world);
-    if (msg[0])
-        exit_all(2, "%s", msg);
-}
-
-static int file_exists(const char *path) { return path[0] && access(path, F_OK) == 0; }
-
-/* Rank 0 waits for --start-file (or a stop) and tells everyone. */
-static int wait_for_start(run_t *run, congestor_report_t *cr)
-{
-    int go = 1;
-    if (!run->plan->start_file[0])
-        return 1;
-    if (run->rank == 0) {
-        if (!run->plan->quiet)
-            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->plan->start_file);
-        double t0 = MPI_Wtime();
-        struct timespec nap = {0, 20 * 1000 * 1000};
-        while (!file_exists(run->plan->start_file)) {
-            /* --duration counts from the start of the congestion. */
-            cr->stop = stop_signal                       ? STOP_SIGNAL
-                       : file_exists(run->plan->stop_file) ? STOP_FILE
-                                                         : STOP_NONE;
-            cr->signal = stop_signal;
-            if (cr->stop != STOP_NONE) {
-                go = 0;
-                break;
-            }
-            nanosleep(&nap, NULL);
-        }
-        cr->waited_s = MPI_Wtime() - t0;
-    }
-    MPI_Bcast(&go, 1, MPI_INT, 0, run->world);
-    return go;
-}
 
 /* Report layout: per kernel [k] bytes moved and [K + k] ranks that report
  * a bandwidth (non-roots). */
@@ -149,22 +91,19 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     tk.mine = xcalloc((size_t)tk.len, sizeof(double));
     tk.sum = xcalloc((size_t)tk.len, sizeof(double));
     tk.mine[n_kernels + ro->kernel] = per_iteration > 0.0 ? 1.0 : 0.0;
-    MPI_Comm stop_comm;
-    MPI_Comm_dup(run->world, &stop_comm);
-    int stop = 0;
-    MPI_Request stop_req = MPI_REQUEST_NULL;
-    if (run->rank != 0)
-        MPI_Ibcast(&stop, 1, MPI_INT, 0, stop_comm, &stop_req);
+    congestor_stop_state_t st;
+    congestor_stop_begin(&st, run, cr);
 
     if (ro->congestor_active && k->pass_begin)
         k->pass_begin(ro->state);
     MPI_Barrier(run->world);
     double t0 = MPI_Wtime();
     /* --burst: the ON/OFF clock starts at this barrier on every rank. */
-    burst_run_t burst = {.t0 = t0};
+    int all_seen = 0, seen_posted = 0;
+    burst_run_t burst = {.t0 = t0, .end_s = o->duration, .stop_asked = congestor_stop_in_pause,
+                         .stop_ctx = &st};
     burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run->seed);
     int paced = !burst_is_steady(&burst.clock.shape);
-    int seen = 0, all_seen = 0, seen_posted = 0;
     agree_t agreement = AGREE_NONE;
     struct timespec nap = {0, 5 * 1000 * 1000};
     for (;;) {
@@ -180,25 +119,9 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
         }
         double now = MPI_Wtime() - t0;
         ticks_progress(run, cr, &tk, now, bytes, ro->kernel, 0);
-        if (!seen) {
-            if (run->rank == 0) {
-                congestor_stop_t why = stop_signal                                ? STOP_SIGNAL
-                                       : o->duration > 0.0 && now >= o->duration ? STOP_DURATION
-                                       : file_exists(o->stop_file)               ? STOP_FILE
-                                                                                 : STOP_NONE;
-                if (why != STOP_NONE) {
-                    cr->stop = why;
-                    cr->signal = stop_signal;
-                    stop = 1;
-                    MPI_Ibcast(&stop, 1, MPI_INT, 0, stop_comm, &stop_req);
-                    seen = 1;
-                }
-            } else {
-                MPI_Test(&stop_req, &seen, MPI_STATUS_IGNORE);
-            }
-        }
+        congestor_stop_look(&st, now);
         if (!ro->congestor_active) {
-            if (seen)
+            if (st.seen)
                 break;
             continue;
         }
@@ -207,13 +130,13 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
             break;
         /* A copy: seen may change while the reduction is in flight, and MPI
          * forbids touching a pending reduction's input. */
-        seen_posted = seen;
+        seen_posted = st.seen;
         agree_post(&agreement, &seen_posted, &all_seen, 1, MPI_INT, MPI_MIN, ro->congestor_comm);
     }
     double elapsed = MPI_Wtime() - t0;
     if (ro->congestor_active && k->pass_end)
         k->pass_end(ro->state);
-    MPI_Wait(&stop_req, MPI_STATUS_IGNORE);
+    congestor_stop_end(&st);
     /* Every rank posts the same number of report reductions. Agree on the
      * count before waiting for any: a rank that waited first for a report
      * another rank had not posted yet would wait for that rank, itself
@@ -232,7 +155,6 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     congestor_report_gather_ranks(run, cr, bytes, per_iteration > 0.0, ro->kernel);
     if (run->rank == 0)
         congestor_report_finish(run, cr, tk.sum, elapsed);
-    MPI_Comm_free(&stop_comm);
     MPI_Comm_free(&tk.comm);
     free(tk.mine);
     free(tk.sum);
@@ -279,8 +201,11 @@ static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const i
         ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
                                     nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size,
                                     &ro->congestor->params);
-        ro->iterations = flows_kernel.iterations_for(ro->congestor->base_iterations, size);
     }
+    cr->flow_busiest = flows_busiest(pairs, n, nd->n_nodes);
+    cr->flow_round = flows_round_iterations(ro->congestor->base_iterations, cr->flow_busiest);
+    if (in)
+        ro->iterations = cr->flow_round;
     cr->nodes[0] = cr->ranks[0] = 0;
     for (int node = 0; node < nd->n_nodes; node++)
         if (flows_involve(pairs, n, node)) {
@@ -308,8 +233,8 @@ int network_congestor_main(int argc, char **argv)
                  "fewer --congestors.\n",
                  need, run.plan->n_congestors, run.nodes.n_nodes, run.size);
     }
-    check_file_dir(&run, "--stop-file", o->stop_file);
-    check_file_dir(&run, "--start-file", o->start_file);
+    congestor_stop_check_dir(&run, "--stop-file", o->stop_file);
+    congestor_stop_check_dir(&run, "--start-file", o->start_file);
     if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.plan->n_congestors,
                               run.plan->weights))
         die("placement failed although the node count was checked");
@@ -322,14 +247,7 @@ int network_congestor_main(int argc, char **argv)
                      run.plan->congestors[k].kernel->id, placement_kernel_nodes(&run.placement, k),
                      run.nodes.n_nodes);
 
-    /* A clean stop on SIGINT/SIGTERM: finish the round, agree, report. The
-     * watchdog's handlers (immediate abort) stay for --deadline only. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    congestor_stop_on_signals();
 
     congestor_report_t cr;
     congestor_report_init(&run, &cr);
@@ -340,7 +258,7 @@ int network_congestor_main(int argc, char **argv)
         roles_build(&run, &ro, -1);
     congestor_report_preamble(&run, &cr);
     suite_phase_end(&run, "setup", MPI_Wtime() - run.t0);
-    if (wait_for_start(&run, &cr))
+    if (congestor_stop_wait_for_start(&run, &cr))
         congest(&run, &ro, &cr);
     else if (run.rank == 0)
         congestor_report_finish(&run, &cr, NULL, 0.0);

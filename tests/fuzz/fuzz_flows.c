@@ -1,7 +1,7 @@
 /* Fuzz the flow list reader (network_congestor --flows) with any bytes.
  * It must either refuse the file with one printable line naming it, or
- * return flows between two different known nodes, as many as the lines
- * that are neither blank nor comments. */
+ * return flows between two different known nodes, each once, as many as
+ * the lines that are neither blank nor comments. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(n > 0 && err[0] == '\0' && memchr(data, 0, size) == NULL);
+    int seen[N_NODES][N_NODES] = {{0}};
     for (int i = 0; i < n; i++) {
         int a = pairs[2 * i], b = pairs[2 * i + 1];
         FUZZ_CHECK(a >= 0 && a < N_NODES && b >= 0 && b < N_NODES && a != b);
+        FUZZ_CHECK(!seen[a][b]++); /* a repeated flow is refused */
     }
     free(pairs);
     return 0;

@@ -121,6 +121,26 @@ def test_network_congestor_bursts(harness, tmp_path):
     assert all(k["bytes"] > 0 for k in doc["congestor_run"]["kernels"])
 
 
+@pytest.mark.parametrize("pacing", [
+    ["--burst-intensity", "1e-300"],        # an active part of 1e-302 s per sub-period
+    ["--burst", "100ms,1000s"],             # an OFF period far past --duration
+], ids=["tiny-intensity", "long-off"])
+def test_network_congestor_pauses_end_at_the_duration(harness, tmp_path, pacing):
+    """A round is a fixed number of paced iterations (512 here); its pauses
+    used to outlast --duration (no iteration could start in a window of
+    1e-302 s; an OFF period of 1000 s was waited out). Now every sub-period
+    starts an iteration, no pause runs past the duration, and the run ends
+    by it. The timeout is only a hang guard."""
+    p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--seed", "5",
+                    "--duration", "1", "--congestors", "a2a,p2p_incast", *pacing,
+                    "--output-dir", tmp_path, "--quiet", timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    run = harness.load_json(tmp_path / "network_congestor.json")["congestor_run"]
+    assert run["stop_reason"] == "duration"
+    # whole rounds of 4 KiB messages moved: iterations ran, none was cut
+    assert all(k["bytes"] > 0 and k["bytes"] % 4096 == 0 for k in run["kernels"])
+
+
 def test_flows_burst(harness, tmp_path):
     host = socket.gethostname()
     flows = tmp_path / "flows.txt"

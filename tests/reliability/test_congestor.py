@@ -129,6 +129,26 @@ def test_beside_another_mpi_job(jobs, harness, tmp_path):
     check_result(job, tmp_path, "stop_file")
 
 
+@pytest.mark.cap(FAR_CAP)
+def test_stop_file_ends_a_long_pause(jobs, tmp_path):
+    """The stop file is looked at during a round's pauses, not only between
+    rounds: an OFF period of 1000 s (no --duration) used to hold the round,
+    and the stop, for all of it. Rank 0 may be held in an iteration by a
+    peer in that pause (one rank starts it at the very end of ON, the other
+    finds OFF): the peer looks at the file itself after a second."""
+    stop = tmp_path / "stop"
+    job = start(jobs, tmp_path, "--congestors", "a2a,p2p_incast", "--burst", "100ms,1000s",
+                "--stop-file", stop)
+    # the settings are printed just before the congestion starts; a second
+    # later its rounds are in the OFF period (the stop works at any time)
+    job.wait_for(lambda: "burst = 0.1 s on, 1000 s off" in job.stdout(), what="the settings")
+    time.sleep(1.0)
+    stop.touch()
+    assert job.wait(timeout=job_guard()) == 0, job.stderr()[-2000:]
+    run = read_json_if_any(tmp_path / "network_congestor.json")["congestor_run"]
+    assert run["stop_reason"] == "stop_file"
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--duration", "0"], "--duration: expected a number > 0"),
     (["--stop-file", "/nonexistent-gpcnet-dir/stop"],
@@ -176,6 +196,8 @@ def test_flows_incast_and_pair(jobs, harness, tmp_path):
     doc = read_json_if_any(tmp_path / "network_congestor.json")
     run = doc["congestor_run"]
     assert run["stop_reason"] == "duration" and run["flows"] == 5
+    # node 0 receives 3 flows; --congestor-iterations 16 (QUICK) is kept
+    assert run["busiest_node_flows"] == 3 and run["round_iterations"] == 16
     (k,) = run["kernels"]
     assert k["kernel"] == "flows" and k["name"] == "Flows (65536 B)"
     assert k["nodes"] == 6 and k["ranks"] == 6 and k["reporting_ranks"] == 5
@@ -188,7 +210,11 @@ def test_flows_incast_and_pair(jobs, harness, tmp_path):
     ("# nothing\n", "no flow in it"),
     ("{h}#1\n", "line 1: expected two node names, SRC DST"),
     ("{h}#1 {h}#1\n", "line 1: a node cannot send to itself"),
-], ids=["unknown-node", "empty", "one-name", "self"])
+    # A repeated flow: the line that repeats and the line it repeats (the
+    # reverse direction, line 2, is another flow).
+    ("{h}#1 {h}#0\n{h}#0 {h}#1\n# again\n{h}#2 {h}#0\n  {h}#1   {h}#0\n{h}#2 {h}#0\n",
+     "line 5: the flow {h}#1 {h}#0 repeats line 1; list each flow once"),
+], ids=["unknown-node", "empty", "one-name", "self", "repeated-flow"])
 def test_bad_flows_exit_2(harness, tmp_path, content, needle):
     import socket
     flows = tmp_path / "flows.txt"
@@ -196,7 +222,20 @@ def test_bad_flows_exit_2(harness, tmp_path, content, needle):
     p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", flows,
                     "--output-dir", tmp_path, env=FAST_FAIL)
     assert p.returncode == 2, p.stderr[-1000:]
-    assert p.stderr.count(needle) == 1, p.stderr[-1000:]
+    assert p.stderr.count(needle.format(h=socket.gethostname())) == 1, p.stderr[-1000:]
+
+
+def test_flows_named_pipe_is_refused_at_once(harness, tmp_path):
+    """A named pipe nobody writes would block the reader for ever (the
+    congestor once ran past --duration on one): refused by what it is,
+    without waiting for a writer."""
+    fifo = tmp_path / "flows.fifo"
+    os.mkfifo(fifo)
+    p = harness.run(8, "network_congestor", "--emulate-nodes", "1", "--flows", fifo,
+                    "--duration", "1", "--output-dir", tmp_path, env=FAST_FAIL, timeout=120)
+    assert p.returncode == 2, p.stderr[-1000:]
+    assert p.stderr.count(f"--flows {fifo}: is a named pipe, not a regular file") == 1, p.stderr[-1000:]
+    assert not (tmp_path / "network_congestor.json").exists()
 
 
 def test_flows_and_congestors_exclude_each_other(harness, tmp_path):

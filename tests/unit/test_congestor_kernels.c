@@ -7,6 +7,7 @@
 #include "check.h"
 #include "congestor/congestor.h"
 #include "congestor/congestor_state.h"
+#include "congestor/flows.h"
 
 static const congestor_kernel_t *find(const char *id)
 {
@@ -71,6 +72,24 @@ int main(void)
     CHECK(rb->iterations_for(64, 4096) == 64);
     CHECK(dl->iterations_for(512, 40) == (int)(512.0 / (1.0 + log(40.0 / 32.0))));
     CHECK(dl->iterations_for(512, 64) == 302); /* 512 / (1 + ln 2) */
+
+    /* network_congestor --flows: a round is 8 iterations unless the busiest
+     * node's messages per round would pass FLOWS_ROUND_MESSAGES; then fewer,
+     * never none; --congestor-iterations is kept as given. */
+    int incast[] = {1, 0, 2, 0, 3, 0, 4, 5, 5, 4}; /* node 0 in 3 flows, 4 and 5 in 2 */
+    CHECK(flows_busiest(incast, 5, 6) == 3);
+    CHECK(flows_round_iterations(512, 3) == 8);
+    CHECK(flows_round_iterations(512, 32) == 8);
+    CHECK(flows_round_iterations(512, 33) == 7);
+    CHECK(flows_round_iterations(512, 100) == 2);
+    CHECK(flows_round_iterations(512, 257) == 1);
+    CHECK(flows_round_iterations(512, 1 << 20) == 1);
+    CHECK(flows_round_iterations(64, 100000) == 64);
+    enum { FAN = 1000 };
+    static int fan_in[2 * FAN];
+    for (int i = 0; i < FAN; i++)
+        fan_in[2 * i] = i + 1, fan_in[2 * i + 1] = 0;
+    CHECK(flows_busiest(fan_in, FAN, FAN + 1) == FAN);
 
     /* The message size is a set-up parameter, not a global: a state made
      * for 64 KiB messages counts 64 KiB, and the printed name says so. */
