@@ -55,8 +55,8 @@ test_venv_dir_ok() { # dir: 0 when it is ours to write into (or absent)
 test_venv_imports_repo() { # repo: the venv's gpcnet is this checkout's, and its command runs
     local venv="$1/build-venv" where
     [ -x "$venv/bin/gpcnet" ] || return 1
-    # -I: not PYTHONPATH nor the user's site-packages, only the venv's own.
-    where=$("$venv/bin/python3" -I -c 'import os, gpcnet; print(os.path.realpath(gpcnet.__file__))' \
+    # -I: not PYTHONPATH nor the user's site-packages, only the venv's own; -B: no .pyc left.
+    where=$("$venv/bin/python3" -I -B -c 'import os, gpcnet; print(os.path.realpath(gpcnet.__file__))' \
         </dev/null 2>/dev/null) || return 1
     [ "$where" = "$(realpath "$1/python/gpcnet/__init__.py")" ]
 }

@@ -56,6 +56,8 @@ FULL_ONLY = [
     "python/test_browser.py",          # headless Chromium
     "python/test_study_browser.py",
     "docs/test_testbed_study_ratio.py",  # a study on the testbed
+    # two venvs made and three pip installs (the first test of the file stays quick)
+    "python/test_suite_venv.py::test_a_changed_pyproject_or_a_moved_checkout_installs_again",
 ]
 
 EVERY_BUILD = [
