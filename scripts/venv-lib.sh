@@ -76,20 +76,20 @@ test_venv_make() { # python, venv dir: a venv with a working pip, or 1 (its outp
 }
 
 test_venv_create() { # venv dir: made from the first python3 on PATH, else Debian's
-    local first debian=/usr/bin/python3
-    first=$(command -v python3 || true)
-    if [ -n "$first" ] && test_venv_make "$first" "$1"; then return 0; fi
-    [ -x "$debian" ] || { test_venv_say "no python3 that can make a venv (scripts/setup.sh installs Debian's)"; return 1; }
-    if [ -z "$first" ] || [ "$(realpath "$first")" != "$(realpath "$debian")" ]; then
-        test_venv_make "$debian" "$1" && return 0
-    fi
-    # Debian's Python makes venvs only with python3-venv (its ensurepip).
-    if ! "$debian" -c 'import ensurepip, venv' >/dev/null 2>&1; then
-        (APT_WHO=test-venv; . "$test_venv_lib_dir/apt-lib.sh"; apt_install python3-venv) ||
-            { test_venv_say "installing python3-venv failed"; return 1; }
-        test_venv_make "$debian" "$1" && return 0
-    fi
-    test_venv_say "could not make $1 (python3 -m venv); install python3-venv, or put a Python with venv first on PATH"
+    local py debian=/usr/bin/python3 tried=""
+    for py in "$(command -v python3 || true)" "$debian"; do
+        [ -n "$py" ] && [ -x "$py" ] || continue
+        py=$(realpath "$py")
+        [ "$py" != "$tried" ] || continue
+        tried="$py"
+        # Debian's Python makes venvs only with python3-venv (its ensurepip).
+        if [ "$py" = "$(realpath "$debian" 2>/dev/null)" ] && ! "$py" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+            (APT_WHO=test-venv; . "$test_venv_lib_dir/apt-lib.sh"; apt_install python3-venv) ||
+                test_venv_say "installing python3-venv failed"
+        fi
+        test_venv_make "$py" "$1" && return 0
+    done
+    test_venv_say "could not make $1 (python3 -m venv): install Debian's python3-venv, or put a Python that has venv first on PATH"
     return 1
 }
 
