@@ -21,10 +21,11 @@
 # Python the user chose and the one the suite ran with before it had a
 # venv, so the same Python version is tested; on a fresh Debian 12 it is
 # /usr/bin/python3 (scripts/setup.sh installs it), whose venv module comes
-# in Debian's python3-venv, installed here through scripts/apt-lib.sh when
-# making the venv fails for want of it. Where the first python3 cannot
+# in Debian's python3-venv (its ensurepip), installed here through
+# scripts/apt-lib.sh when it is missing. Where the first python3 cannot
 # make one and is not Debian's (a Python built without ensurepip), Debian's
-# /usr/bin/python3 is tried next.
+# /usr/bin/python3 is tried next. Only root and sudo users can install
+# python3-venv; anyone else gets a line saying what to install.
 #
 # Root runs this in checkouts that others may write to: build-venv must be
 # a directory of the caller's own, never a link. Two runs in one checkout
