@@ -191,3 +191,14 @@ def test_the_test_commands_run_in_it(script, first_run):
     assert use < first, f"{script} runs its first stage before the venv is first on PATH"
     assert "pip install" not in body
     assert "setup.sh --python" not in body and 'setup.sh "$setup"' not in body
+
+
+@pytest.mark.parametrize("script", ["test.sh", "setup-python.sh"])
+def test_an_unknown_argument_is_one_line_and_exit_2(script):
+    """Nothing installed or run for a mistyped option (setup-python.sh's
+    --no-tool is what test.sh passes it)."""
+    p = subprocess.run(["bash", str(REPO / "scripts" / script), "--no-such-option"],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr.count("\n") == 1 and "unknown argument '--no-such-option'" in p.stderr
