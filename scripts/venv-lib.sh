@@ -32,6 +32,8 @@
 # take turns (a lock on the directory).
 
 test_venv_lib_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Debian's Python (a variable, so that a test can stand in for it).
+test_venv_debian_python=/usr/bin/python3
 
 test_venv_say() { echo "test venv: $*" >&2; }
 
@@ -77,7 +79,7 @@ test_venv_make() { # python, venv dir: a venv with a working pip, or 1 (its outp
 }
 
 test_venv_create() { # venv dir: made from the first python3 on PATH, else Debian's
-    local py debian=/usr/bin/python3 tried=""
+    local py debian="$test_venv_debian_python" tried=""
     for py in "$(command -v python3 || true)" "$debian"; do
         [ -n "$py" ] && [ -x "$py" ] || continue
         py=$(realpath "$py")

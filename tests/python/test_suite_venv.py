@@ -155,6 +155,51 @@ def test_a_changed_pyproject_or_a_moved_checkout_installs_again(tmp_path):
     assert f"module: {moved}/python/gpcnet/__init__.py\n" in p.stdout
 
 
+def test_a_python_without_venv_falls_back_to_debians_with_python3_venv_installed(tmp_path):
+    """A first python3 that cannot make a venv (built without ensurepip),
+    then Debian's Python before python3-venv is installed (a fresh Debian
+    12): python3-venv is installed through scripts/apt-lib.sh (apt-get
+    stands in here) and the venv is made from Debian's Python."""
+    if os.geteuid() != 0:
+        pytest.skip("as another user apt-lib calls sudo, which would not find the stand-in apt-get")
+    checkout = scratch_checkout(tmp_path / "clone")
+    real = getattr(sys, "_base_executable", sys.executable)
+    marker, log = tmp_path / "python3-venv-installed", tmp_path / "apt.log"
+    first = tmp_path / "first" / "bin"
+    debian = tmp_path / "debian" / "bin"
+    for d in (first, debian):
+        d.mkdir(parents=True)
+    (first / "python3").write_text(f"""#!/bin/sh
+case "$*" in "-m venv"*) echo "No module named ensurepip" >&2; exit 1 ;; esac
+exec {real} "$@"
+""")
+    (debian / "python3").write_text(f"""#!/bin/sh
+# Debian's Python without python3-venv: no ensurepip, so no venv.
+if [ ! -e {marker} ]; then
+    case "$*" in *ensurepip*|"-m venv"*) echo "ensurepip is not available" >&2; exit 1 ;; esac
+fi
+exec {real} "$@"
+""")
+    (debian / "apt-get").write_text(f"""#!/bin/sh
+echo "$*" >>{log}
+case "$*" in "install "*python3-venv*) touch {marker} ;; esac
+""")
+    for f in (first / "python3", debian / "python3", debian / "apt-get"):
+        f.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{first}:{debian}:{os.environ['PATH']}"
+    p = subprocess.run(["bash", "-c", f". scripts/venv-lib.sh\ntest_venv_debian_python={debian}/python3\n"
+                        + READY_AND_USE], cwd=checkout, env=env, capture_output=True, text=True,
+                       timeout=600, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"test venv: {first}/python3 -m venv failed: No module named ensurepip" in p.stderr
+    assert "test-venv: installing python3-venv" in p.stdout
+    assert log.read_text().splitlines() == ["update -q", "install -y -q --no-install-recommends python3-venv"]
+    venv = checkout / "build-venv"
+    assert f"gpcnet: {venv}/bin/gpcnet says gpcnet of the scratch checkout\n" in p.stdout
+    assert f"module: {checkout}/python/gpcnet/__init__.py\n" in p.stdout
+
+
 @pytest.mark.parametrize("planted", ["link", "file"])
 def test_a_planted_build_venv_is_refused(tmp_path, planted):
     """Root runs the tests in checkouts others may write to: a build-venv
