@@ -2,11 +2,22 @@
 # Install what the gpcnet Python tool and its tests need: headless Chromium
 # (the HTML report test opens the report in it) and the package itself in
 # editable mode with its test extra. Safe to run again; never asks anything.
-# --quick: the package and its test extra only (what `scripts/test.sh
-# --quick` needs): no Chromium, no venv module, no testbed.
+# It installs into the first python3 on PATH: what a user runs it for.
+# --quick: the package and its test extra only: no Chromium, no venv
+# module, no testbed.
+# --no-tool: all but the package (Chromium, Debian's venv module, the
+# testbed): what `scripts/test.sh` needs beside its own venv, which it
+# puts first on PATH before (scripts/venv-lib.sh), so that the testbed's
+# Python package goes there; the user's Python is left alone.
 set -euo pipefail
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+tool=1
+case "${1:-}" in
+    "") ;;
+    --quick) quick=1 ;;
+    --no-tool) tool=0 ;;
+    *) echo "setup-python.sh: unknown argument '$1' (--quick, --no-tool, or nothing)" >&2; exit 2 ;;
+esac
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export DEBIAN_FRONTEND=noninteractive
@@ -39,6 +50,11 @@ fi
 if [ "$quick" -eq 0 ] && ! /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     echo "setup-python: installing python3-venv"
     apt_install python3 python3-venv
+fi
+if [ "$tool" -eq 0 ]; then
+    bash "$repo/scripts/setup-testbed.sh"
+    echo "setup-python: done (the gpcnet tool not installed: --no-tool)"
+    exit 0
 fi
 if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "setup-python: installing pip"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install what building and running GPCNeT needs on Debian 12: a C compiler,
 # CMake and an MPI library (Open MPI from Debian, unless an mpicc is already
-# there). Safe to run again; never asks anything. With --python it also sets
-# up the gpcnet analysis tool and its test dependencies (--python-quick:
-# without the browser and the testbed, for `scripts/test.sh --quick`).
+# there), and Python 3. Safe to run again; never asks anything. With
+# --python it also sets up the gpcnet analysis tool and its test
+# dependencies in the first python3 on PATH, yours (--python-quick: without
+# the browser and the testbed). scripts/test.sh runs it without --python:
+# the tests install the tool into a venv of their own (scripts/venv-lib.sh).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APT_WHO=setup

@@ -3,7 +3,10 @@
 # docs/portability.md), in one go, non-interactively:
 #
 #   1. installs what is missing (Debian 12, as root or with sudo):
-#      compilers, Open MPI, MPICH, SimGrid, clang, valgrind, pytest;
+#      compilers, Open MPI, MPICH, SimGrid, clang, valgrind; pytest and
+#      the gpcnet tool of this checkout in the tests' own venv,
+#      build-venv/ (scripts/venv-lib.sh), whose bin is first on PATH for
+#      every step (the user's own Python is never installed into);
 #   2. builds build-mpich, build-simgrid, build-openmpi,
 #      build-openmpi-asan and build-fuzz (scripts/build.sh);
 #   3. runs: the C unit tests and, of the integration + reliability
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=1; shift ;;
         --fuzz-seconds) fuzz_seconds="${2:?}"; shift 2 ;;
         --only) only="${2:?}"; shift 2 ;;
-        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "test-reliability.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -71,7 +74,6 @@ for n in "${needs[@]}"; do
         missing+=("${more[@]}")
     fi
 done
-python3 -c 'import pytest' 2>/dev/null || missing+=(python3-pytest)
 # Debian's clang does not bring its runtime libraries: the fuzz build links
 # libFuzzer and the ASan/UBSan runtimes from libclang-rt-14-dev. Check for
 # the files themselves (clang prints the bare name when it has no such file).
@@ -96,6 +98,19 @@ if [ ${#missing[@]} -gt 0 ]; then
     else
         note "missing (not installed: --no-install): ${missing[*]}"
     fi
+fi
+# pytest and the gpcnet tool of this checkout come from the tests' own
+# venv, build-venv/ (scripts/venv-lib.sh), never from the user's Python:
+# made or reused here; with --no-install only used where it is current.
+. scripts/venv-lib.sh
+if [ "$install" -eq 1 ] && ! test_venv_ready "$repo"; then
+    note "the test venv $repo/build-venv could not be made"
+    install_failed=1
+fi
+if test_venv_current "$repo"; then
+    test_venv_use "$repo"
+else
+    note "missing (not made: --no-install): the test venv $repo/build-venv; pytest runs from the first python3 on PATH"
 fi
 if [ "$install_only" -eq 1 ]; then
     if [ "$install_failed" -eq 1 ]; then exit 1; fi

@@ -7,6 +7,9 @@
 #                                  integration subset, the security checks and
 #                                  the docs checks that need no testbed
 #
+# Both install the gpcnet tool of this checkout into build-venv/, a venv of
+# their own beside the build, never into your Python (scripts/venv-lib.sh).
+#
 # The whole suite: C unit tests (ctest), MPI integration tests on emulated
 # nodes (Open MPI), the gpcnet Python tool's tests (with a real headless
 # browser), the testbed, packaging, studies, every runnable example of
@@ -17,13 +20,17 @@
 # and a short fuzz run (in a cpu cgroup of its own where one can be made;
 # its output printed at the end).
 # Installs what is missing first (Debian packages through apt-get, with sudo
-# when not root; Python packages with pip): a compiler, CMake, Open MPI, the
-# gpcnet tool with pytest, pytest-timeout, pytest-xdist, Hypothesis and
-# ReFrame (the Python tool's tests run on 2 workers); for the
-# whole suite also headless Chromium, python3-venv (as root, tests/docs makes
-# a venv of Debian's Python with the tool's dependencies for its
-# unprivileged user, /var/cache/gpcnet-tests), iproute2, pyroute2, Slurm,
-# munge and the testbed's MPICH (PyPI), LAMMPS, HPCC, GROMACS and hypre,
+# when not root): a compiler, CMake, Open MPI; and in a virtual environment
+# of its own, build-venv/ beside the build (scripts/venv-lib.sh: made from
+# the first python3 on PATH, reused by later runs), the gpcnet tool of this
+# checkout, editable, with pytest, pytest-timeout, pytest-xdist, Hypothesis
+# and ReFrame (the Python tool's tests run on 2 workers). Every stage runs
+# with that venv's bin first on PATH (python3, gpcnet, pytest); the user's
+# own Python and its gpcnet are never installed into. For the whole suite
+# also headless Chromium, python3-venv (as root, tests/docs makes a venv of
+# Debian's Python with the tool's dependencies for its unprivileged user,
+# /var/cache/gpcnet-tests), iproute2, Slurm, munge and the testbed's MPICH
+# (PyPI, under /opt/gpcnet-mpich), LAMMPS, HPCC, GROMACS and hypre,
 # Debian's MPICH, SimGrid, clang and valgrind. --quick installs only the
 # first group.
 # Each stage prints its time; the last line is "N passed, M failed".
@@ -34,12 +41,21 @@ quick=0
 case "${1:-}" in
     "") ;;
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (--quick, or nothing for the whole suite)" >&2; exit 2 ;;
 esac
 t_suite=$SECONDS
-if [ "$quick" -eq 1 ]; then setup=--python-quick; else setup=--python; fi
-bash scripts/setup.sh "$setup" || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+setup_failed() { echo "setup failed: $1"; echo "0 passed, 1 failed"; exit 1; }
+bash scripts/setup.sh || setup_failed "scripts/setup.sh"
+# The tests' own Python, never the user's (issue 55): see scripts/venv-lib.sh.
+. scripts/venv-lib.sh
+test_venv_ready "$repo" || setup_failed "the test venv $repo/build-venv"
+test_venv_use "$repo"
+# Chromium, Debian's venv module, the testbed (its Python package goes
+# into the test venv, first on PATH now).
+if [ "$quick" -eq 0 ]; then
+    bash scripts/setup-python.sh --no-tool || setup_failed "scripts/setup-python.sh --no-tool"
+fi
 
 passed=0
 failed=0

@@ -68,21 +68,32 @@ def on_every_host(name: str) -> Path:
     return _shared_dir("bin", copy_programs) / name
 
 
+def interpreter_on_every_host() -> str:
+    """This Python, or, when it lies below a host-private directory, the
+    Python it was made from: the test command's venv (scripts/venv-lib.sh)
+    is beside the build, so a checkout in /tmp has it where the hosts do
+    not see it. The base Python lacks the venv's packages; gpcnet.bind_cli
+    needs none beyond the standard library and gpcnet itself."""
+    import sys
+    if host_private(sys.executable):
+        return getattr(sys, "_base_executable", sys.executable)
+    return sys.executable
+
+
 def python_on_every_host() -> list:
-    """The command that starts this Python with the gpcnet package on every
+    """The command that starts a Python with the gpcnet package on every
     testbed host (`[*python_on_every_host(), "-m", "gpcnet.bind_cli"]`):
     the package as installed, or (when it lies below a host-private
     directory, as an editable install of a checkout in /tmp does) a copy of
-    it under /var/tmp on PYTHONPATH. Its dependencies stay where the
-    interpreter finds them."""
-    import sys
+    it under /var/tmp on PYTHONPATH, with interpreter_on_every_host()."""
     import gpcnet
     package = Path(gpcnet.__file__).resolve().parent
+    python = interpreter_on_every_host()
     if not host_private(package):
-        return [sys.executable]
+        return [python]
     d = _shared_dir("python", lambda d: shutil.copytree(
         package, d / "gpcnet", ignore=shutil.ignore_patterns("__pycache__")))
-    return ["env", f"PYTHONPATH={d}", sys.executable]
+    return ["env", f"PYTHONPATH={d}", python]
 
 
 def built(name: str) -> str:

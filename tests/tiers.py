@@ -56,6 +56,9 @@ FULL_ONLY = [
     "python/test_browser.py",          # headless Chromium
     "python/test_study_browser.py",
     "docs/test_testbed_study_ratio.py",  # a study on the testbed
+    # venvs made and pip installs (the first test of test_suite_venv.py stays quick)
+    "python/test_suite_venv.py::test_a_changed_pyproject_or_a_moved_checkout_installs_again",
+    "python/test_suite_venv.py::test_a_python_without_venv_falls_back_to_debians_with_python3_venv_installed",
 ]
 
 EVERY_BUILD = [

@@ -89,7 +89,8 @@ def test_a_package_below_tmp_reaches_the_hosts_as_a_copy(monkeypatch):
         monkeypatch.setattr(gpcnet, "__file__", str(src / "gpcnet" / "__init__.py"))
         monkeypatch.setattr(mpi_harness, "_shared_dirs", {})
         cmd = python_on_every_host()
-        assert cmd[0] == "env" and cmd[-1] == sys.executable and cmd[1].startswith("PYTHONPATH=/var/tmp/")
+        assert cmd[0] == "env" and cmd[1].startswith("PYTHONPATH=/var/tmp/")
+        assert cmd[-1] == mpi_harness.interpreter_on_every_host()
         copy = Path(cmd[1].split("=", 1)[1])
         assert (copy / "gpcnet" / "__init__.py").read_text() == "MARK = 7\n"
         assert not (copy / "gpcnet" / "__pycache__").exists()
@@ -97,3 +98,16 @@ def test_a_package_below_tmp_reaches_the_hosts_as_a_copy(monkeypatch):
         shutil.rmtree(copy)
     finally:
         shutil.rmtree(src)
+
+
+@pytest.mark.no_root_needed
+def test_a_venv_below_tmp_gives_the_hosts_its_base_python(monkeypatch):
+    """The test command's venv is beside the build (scripts/venv-lib.sh): a
+    checkout in /tmp has it in a directory every host has to itself, so
+    the hosts run the Python it was made from, which they see."""
+    monkeypatch.setattr(sys, "executable", "/tmp/clone/build-venv/bin/python3")
+    monkeypatch.setattr(sys, "_base_executable", "/usr/bin/python3", raising=False)
+    assert mpi_harness.interpreter_on_every_host() == "/usr/bin/python3"
+    assert python_on_every_host()[-1] == "/usr/bin/python3"
+    monkeypatch.setattr(sys, "executable", "/var/tmp/clone/build-venv/bin/python3")
+    assert mpi_harness.interpreter_on_every_host() == "/var/tmp/clone/build-venv/bin/python3"
