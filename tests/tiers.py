@@ -56,6 +56,8 @@ FULL_ONLY = [
     "python/test_browser.py",          # headless Chromium
     "python/test_study_browser.py",
     "docs/test_testbed_study_ratio.py",  # a study on the testbed
+    # a 381 MB results document read by every command (minutes, 1-2 GB)
+    "security/test_machine_scale.py::test_the_largest_machines_document_is_read_by_every_command",
 ]
 
 EVERY_BUILD = [

@@ -68,6 +68,10 @@ def read_text(path, what: str, max_bytes: int = MAX_JSON_BYTES) -> str:
     before any byte is read), and at most max_bytes of it."""
     path = Path(path)
     fd = _open_regular(path, what)
+    limit = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
+    if os.fstat(fd).st_size > max_bytes:  # said before a byte is read; a file still growing is cut below
+        os.close(fd)
+        raise GpcnetError(f"{path}: larger than {limit}, so not a {what} file")
     data = bytearray()  # grows in place: no second copy for a join
     try:
         with os.fdopen(fd, "rb", buffering=0) as f:
@@ -83,7 +87,6 @@ def read_text(path, what: str, max_bytes: int = MAX_JSON_BYTES) -> str:
     except OSError as e:
         raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
     if len(data) > max_bytes:
-        limit = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
         raise GpcnetError(f"{path}: larger than {limit}, so not a {what} file")
     try:
         return data.decode("utf-8")
