@@ -12,7 +12,6 @@ the bounds on documents built here, run in every tier.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
