@@ -34,8 +34,9 @@ only a few repetitions fit; at a thousand nodes without gpcnet-bind the
 1,600 values and 8,400 bins a repetition).
 
 Reading the largest document accepted costs about three times its size in
-memory (reading.py); the 381 MB one took 1.1 GB and, on the 2-core test
-machine, about 20 s to parse (tests/security/test_machine_scale.py).
+memory (reading.py); the 381 MB one took 1.1 GB, and 17 to 43 s to parse
+on the busy 2-core test machine (tests/security/test_machine_scale.py,
+docs/scale.md).
 """
 
 from __future__ import annotations
