@@ -29,9 +29,9 @@ values, 1.7 million lists and objects (reading.py), and of them
 
 --repeat N multiplies the tables, the phases, the per-NIC entries and
 (with a placement per repetition) the per-rank lists by N, so at that size
-only a few repetitions fit; at a thousand nodes without gpcnet-bind the
-1,000 repetitions --repeat allows still do (a congestor sweep has about
-1,600 values and 8,400 bins a repetition).
+only a few repetitions fit. At any size the 3 million bins hold several
+hundred repetitions of a default load test (3,600 to 5,600 bins each) and
+357 of a congestor sweep (8,400 bins, 1,600 other values each).
 
 Reading the largest document accepted costs about three times its size in
 memory (reading.py); the 381 MB one took 1.1 GB, and 17 to 43 s to parse
@@ -63,9 +63,9 @@ MAX_TABLES_PER_REPETITION = 1024
 # All the long lists of one kind together (bulk_lists.py: each item is
 # checked in about a microsecond, not by jsonschema).
 MAX_TOTAL = {
-    # every row of every table and repetition: a congestor sweep has about
-    # 8,400 a repetition, 1,000 repetitions 8.4 million at full loops; a
-    # default load test 3,600
+    # every row of every table and repetition: a default load test has
+    # 3,600 to 5,600 whatever the machine, a congestor sweep about 8,400 a
+    # repetition at full loops
     "bins": 3_000_000,
     # the node probe: nodes x rounds, up to 377 rounds on 10,600 nodes
     # with the headroom (754 without)
