@@ -82,6 +82,28 @@ def test_every_command_reads_the_writer_s_document(small, cli, tmp_path):
     assert scale.bandwidth_ratio(reading.read_json(small, "load test JSON", reading.MAX_RESULTS_BYTES))[0]
 
 
+_ODD = [None, True, -1, 0.5, 2**70, "", "x", [], {}, [None], [True], [-1], ["hsn0"]]
+
+
+@pytest.mark.parametrize("kind", ["nic_results", "nic_probe", "nic_nodes"])
+def test_the_quick_check_of_a_nic_item_is_never_looser_than_the_schema(small, kind):
+    """Every key of an item the writer wrote, set to each odd value, and
+    the item with a key more or less: what the quick check accepts, the
+    schema accepts; a wrong type is never accepted."""
+    ok, validator = bulk_lists.KINDS[kind][1], bulk_lists.item_validator(kind)
+    item = next(items[0] for k, _, items in bulk_lists.find(load.load(small)) if k == kind)
+    assert ok(item)
+    variants = [dict(item, extra=1), {k: v for k, v in list(item.items())[1:]}]
+    variants += [dict(item, **{key: odd}) for key in item for odd in _ODD]
+    accepted = 0
+    for variant in variants:
+        if ok(variant):
+            accepted += 1
+            assert not list(validator.iter_errors(variant)), variant
+    assert not ok(dict(item, rail=True)) if "rail" in item else not ok(dict(item, rails=[True]))
+    assert 0 < accepted < len(variants)
+
+
 # ---------------------------------------------------------------- the bounds
 
 def _with_nics(entries: int, nics: int, nodes: int = 2, probe: int = 1) -> dict:
