@@ -59,6 +59,8 @@ FULL_ONLY = [
     # venvs made and pip installs (the first test of test_suite_venv.py stays quick)
     "python/test_suite_venv.py::test_a_changed_pyproject_or_a_moved_checkout_installs_again",
     "python/test_suite_venv.py::test_a_python_without_venv_falls_back_to_debians_with_python3_venv_installed",
+    # a 381 MB results document read by every command (minutes, 1-2 GB)
+    "security/test_machine_scale.py::test_the_largest_machines_document_is_read_by_every_command",
 ]
 
 EVERY_BUILD = [

@@ -1,8 +1,9 @@
 """The long lists of a results document, checked quickly.
 
 Nearly all of a large results document is a few kinds of list with one
-plain item per sample or round: histogram bins, the rounds of the node
-probe, the points of a timeline. jsonschema checks an item in about 20
+plain item per sample, round or NIC: histogram bins, the rounds of the
+node probe, the points of a timeline, the canaries' per-NIC results and
+the NIC probe. jsonschema checks an item in about 20
 microseconds, so a document of a million bins took 20 s to load, twice
 that to compare. Here each item of those lists is checked by a predicate
 in well under a microsecond, and jsonschema then sees the document with
@@ -54,6 +55,45 @@ def _share(x) -> bool:
     return type(x) in _NUMBER and 0 <= x <= 1
 
 
+def _node_and_nic(x) -> bool:
+    return (x["node"] is None or type(x["node"]) is str) and type(x["nic"]) is str and \
+        type(x["rail"]) is int and x["rail"] >= 0
+
+
+_NIC_RESULT_KEYS = frozenset(("node", "nic", "rail", "ranks", "avg", "p99", "samples"))
+_NIC_PROBE_KEYS = frozenset(("node", "nic", "rail", "usec"))
+
+
+def _nic_result(x) -> bool:
+    """One NIC of one node in a canary's per-NIC results ($defs/nic_group
+    with node, nic and rail), exactly the keys the programs write."""
+    return (type(x) is dict and x.keys() == _NIC_RESULT_KEYS and _node_and_nic(x)
+            and type(x["ranks"]) is int and x["ranks"] >= 0 and _value(x["avg"]) and _value(x["p99"])
+            and type(x["samples"]) is int and x["samples"] >= 0)
+
+
+def _nic_probe(x) -> bool:
+    return type(x) is dict and x.keys() == _NIC_PROBE_KEYS and _node_and_nic(x) and _value(x["usec"])
+
+
+def _nic_or_none(x) -> bool:
+    return x is None or type(x) is str
+
+
+def _rail_or_none(x) -> bool:
+    return x is None or (type(x) is int and x >= 0)
+
+
+_NIC_NODE_KEYS = frozenset(("node", "nics", "rails"))
+
+
+def _nic_node(x) -> bool:
+    """One node's NIC and rail per local rank (nics.nodes)."""
+    return (type(x) is dict and x.keys() == _NIC_NODE_KEYS and _nic_or_none(x["node"])
+            and type(x["nics"]) is list and all(map(_nic_or_none, x["nics"]))
+            and type(x["rails"]) is list and all(map(_rail_or_none, x["rails"])))
+
+
 # kind -> (JSON pointer of the list's schema, predicate of an item)
 KINDS = {
     "bins": ("/$defs/histogram/properties/bins", _bin),
@@ -62,6 +102,11 @@ KINDS = {
     "count": ("/$defs/timeline/properties/bins/properties/count", _count),
     "mean": ("/$defs/timeline/properties/bins/properties/mean", _mean),
     "on": ("/$defs/timeline/properties/bins/properties/on", _share),
+    # Per NIC (84,800 on the largest machines, results_limits.py): an
+    # object of 4 or 7 values each, which jsonschema would walk one by one.
+    "nic_results": ("/properties/nics/properties/canaries/items/properties/nics", _nic_result),
+    "nic_probe": ("/properties/nics/properties/probe/properties/nics", _nic_probe),
+    "nic_nodes": ("/properties/nics/properties/nodes", _nic_node),
 }
 
 
@@ -91,7 +136,9 @@ def _list(x, key):
 
 _PATHS = {"bins": "$.tables[{}].rows[{}].histogram.bins", "partners": "$.node_probe.nodes[{}].partners",
           "round_usec": "$.node_probe.nodes[{}].round_usec", "count": "$.timeline[{}].bins.count",
-          "mean": "$.timeline[{}].bins.mean", "on": "$.timeline[{}].bins.on"}
+          "mean": "$.timeline[{}].bins.mean", "on": "$.timeline[{}].bins.on",
+          "nic_results": "$.nics.canaries[{}].nics", "nic_probe": "$.nics.probe.nics",
+          "nic_nodes": "$.nics.nodes"}
 
 
 def path_of(kind: str, where: tuple) -> str:
@@ -105,7 +152,8 @@ def containers(doc):
     before it runs."""
     for path, items in (("$.tables", _list(doc, "tables")),
                         ("$.node_probe.nodes", _list(_dict(doc, "node_probe"), "nodes")),
-                        ("$.timeline", _list(doc, "timeline"))):
+                        ("$.timeline", _list(doc, "timeline")),
+                        ("$.nics.canaries", _list(_dict(doc, "nics"), "canaries"))):
         if items is not None:
             yield path, items
     for t, table in enumerate(_list(doc, "tables") or []):
@@ -136,6 +184,17 @@ def find(doc) -> list:
             items = _list(bins, kind)
             if items is not None:
                 found.append((kind, (e,), items))
+    nics = _dict(doc, "nics")
+    for c, entry in enumerate(_list(nics, "canaries") or []):
+        items = _list(entry, "nics")
+        if items is not None:
+            found.append(("nic_results", (c,), items))
+    items = _list(_dict(nics, "probe"), "nics")
+    if items is not None:
+        found.append(("nic_probe", (), items))
+    items = _list(nics, "nodes")
+    if items is not None:
+        found.append(("nic_nodes", (), items))
     return found
 
 
@@ -196,7 +255,19 @@ def thinned(doc):
                                                 for n in probe["nodes"]])
     if isinstance(doc.get("timeline"), list):
         thin["timeline"] = [_thin_timeline(e, emptied) for e in doc["timeline"]]
+    nics = _dict(doc, "nics")
+    if nics is not None:
+        thin["nics"] = _thin_nics(nics, emptied)
     return thin, issues
+
+
+def _thin_nics(nics, emptied):
+    thin = _thin_keys(nics, ("nodes",), emptied)
+    if isinstance(nics.get("canaries"), list):
+        thin["canaries"] = [_thin_keys(c, ("nics",), emptied) for c in nics["canaries"]]
+    if isinstance(nics.get("probe"), dict):
+        thin["probe"] = _thin_keys(nics["probe"], ("nics",), emptied)
+    return thin
 
 
 def _thin_table(table, emptied):

@@ -34,7 +34,7 @@ def read(path) -> tuple:
     checked against its schema. A file of neither kind is checked as a
     results document, whose messages say best what is wrong with it."""
     from gpcnet import load
-    doc = load.read_json(path, "results JSON")
+    doc = load.read_json(path, "results JSON", load.MAX_RESULTS_BYTES)
     if kind_of(doc) == STUDY:
         from gpcnet.study.document import validate
         validate(doc, str(Path(path)))

@@ -11,7 +11,7 @@ from jsonschema.exceptions import relevance
 from gpcnet import bulk_lists, results_limits, text_safe
 from gpcnet.errors import GpcnetError
 # Reading is shared by every JSON and text reader; they import it from here.
-from gpcnet.reading import MAX_JSON_BYTES, read_json, read_text  # noqa: F401
+from gpcnet.reading import MAX_JSON_BYTES, MAX_RESULTS_BYTES, read_json, read_text  # noqa: F401
 from gpcnet.schema import SCHEMA_NAME, SCHEMA_VERSION, validator
 
 # Enough to fix the first things wrong without flooding a terminal.
@@ -137,6 +137,6 @@ def check(doc, where: str) -> None:
 
 def load(path) -> dict:
     """Read, parse and validate one results file."""
-    doc = read_json(path, "results JSON")
+    doc = read_json(path, "results JSON", MAX_RESULTS_BYTES)
     check(doc, str(path))
     return doc

@@ -16,20 +16,24 @@ from pathlib import Path
 from gpcnet.errors import GpcnetError
 from gpcnet import text_safe
 
-# Far above anything a run writes (a results JSON is kilobytes to a few MB,
-# --repeat 100 of a congestor sweep about 100 MB, a 10,000-run study tens
-# of MB); a larger file cannot be ours.
+# Far above anything but a results document (a 10,000-run study is tens
+# of MB, a testbed counters file less); a larger file cannot be ours.
 MAX_JSON_BYTES = 256 * 2**20
+# Twice the largest results document a run writes: a default load test on
+# 10,600 nodes of 8 NICs with 133,800 ranks is 381 MB (results_limits.py,
+# where the sizes are derived); --repeat 100 of a congestor sweep is about
+# 100 MB.
+MAX_RESULTS_BYTES = 768 * 2**20
 
 # What json.loads builds is bounded before it runs. The C programs write
-# every value on its own indented line: 24 bytes a value and 100 bytes a
-# list or object on average (the fixtures in tests/python/fixtures/real,
-# written as the programs write them), so a 256 MiB document of theirs
-# holds about 11 million values and 2.7 million lists and objects. The
-# limits leave half as much again. A list or object costs about 64 bytes
-# of memory, a number 32: the largest document accepted takes about
-# 0.7 GB, not the 25 GB of 256 MiB of "[],".
-MAX_JSON_VALUES = 16_000_000
+# every value on its own indented line: that 381 MB document holds 12.9
+# million values and 1.7 million lists and objects, the fixtures in
+# tests/python/fixtures/real 24 bytes a value and 100 bytes a list or
+# object on average. The limits are twice that document's (the lists and
+# objects rounded up). A list or object costs about 64 bytes of memory, a
+# number 32: the 381 MB document took 1.1 GB to read (the text, and what
+# json.loads built from it), not the 25 GB of 256 MiB of "[],".
+MAX_JSON_VALUES = 26_000_000
 MAX_JSON_CONTAINERS = 4_000_000
 
 _KINDS = ((stat.S_ISFIFO, "named pipe"), (stat.S_ISCHR, "character device"),
@@ -64,6 +68,10 @@ def read_text(path, what: str, max_bytes: int = MAX_JSON_BYTES) -> str:
     before any byte is read), and at most max_bytes of it."""
     path = Path(path)
     fd = _open_regular(path, what)
+    limit = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
+    if os.fstat(fd).st_size > max_bytes:  # said before a byte is read; a file still growing is cut below
+        os.close(fd)
+        raise GpcnetError(f"{path}: larger than {limit}, so not a {what} file")
     data = bytearray()  # grows in place: no second copy for a join
     try:
         with os.fdopen(fd, "rb", buffering=0) as f:
@@ -79,7 +87,6 @@ def read_text(path, what: str, max_bytes: int = MAX_JSON_BYTES) -> str:
     except OSError as e:
         raise GpcnetError(f"{path}: cannot read: {e.strerror}") from None
     if len(data) > max_bytes:
-        limit = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
         raise GpcnetError(f"{path}: larger than {limit}, so not a {what} file")
     try:
         return data.decode("utf-8")

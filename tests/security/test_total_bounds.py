@@ -139,12 +139,13 @@ def _tables_in_one_repetition(n):
     return doc
 
 
+LIST = results_limits.MAX_LIST_ITEMS
 OVER = {  # a document just over one limit -> what the refusal says
     "all-bins": (lambda: _rows_with_bins(31, 100_000), "more than 3000000 histogram bins in all"),
-    "probe-nodes": (lambda: _probe(100_001, 1), "$.node_probe.nodes: 100001 items"),
+    "probe-nodes": (lambda: _probe(LIST + 1, 1), f"$.node_probe.nodes: {LIST + 1} items"),
     "probe-rounds": (lambda: _probe(8_001, 1000), "more than 8000000 node-probe partners in all"),
     "timeline-points": (lambda: _timeline(3_907), "more than 8000000 timeline points in all"),
-    "one-list": (lambda: _config_tests(100_001), "$.config.tests: 100001 items"),
+    "one-list": (lambda: _config_tests(LIST + 1), f"$.config.tests: {LIST + 1} items"),
     "other-values": (_other_values, "more than 2000000 values outside the histograms"),
     "rows-per-table": (lambda: _rows_in_one_table(101), "$.tables[0].rows: 101 rows"),
     "tables-per-repetition": (lambda: _tables_in_one_repetition(1025), "more than 1024 tables in repetition 1"),
@@ -159,7 +160,7 @@ def test_a_document_over_a_limit_is_refused_before_the_schema(case, monkeypatch)
 
 def test_at_the_limits_nothing_is_refused(monkeypatch):
     """The same documents one step under each limit pass the counting."""
-    for doc in (_rows_with_bins(30, 100_000), _probe(100_000, 80), _timeline(3_906), _config_tests(100_000),
+    for doc in (_rows_with_bins(30, 100_000), _probe(100_000, 80), _timeline(3_906), _config_tests(LIST),
                 _rows_in_one_table(100), _tables_in_one_repetition(1024)):
         results_limits.check(doc, "r.json")
 
@@ -208,7 +209,8 @@ def test_gpcnet_nodes_refuses_300000_probe_entries_at_the_count(cli, tmp_path, m
     path.write_text(json.dumps(_probe(300_000, 0)))
     _no_schema(monkeypatch)
     code, _, err = cli("nodes", path)
-    assert "$.node_probe.nodes: 300000 items, more than any run writes (limit 100000)" in one_line_error(code, err)
+    assert (f"$.node_probe.nodes: 300000 items, more than any run writes (limit {results_limits.MAX_LIST_ITEMS})"
+            in one_line_error(code, err))
 
 
 # ---------------------------------------------- the quick checks match the schema

@@ -23,9 +23,14 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-# Text output is kilobytes (a few MB for thousands of ranks, verbose); a
-# larger input, or an endless one such as /dev/zero, cannot be ours.
-MAX_TEXT_BYTES = 64 * 2**20
+# Text output is kilobytes whatever the machine's size: no table has a
+# row per rank, node or NIC. A text parse reads has at most about 25
+# tables of at most 100 rows (parse_text/scan.py) at two lines of 81
+# bytes, 0.4 MB, and a preamble of short lines; a few lines may be long
+# (the MPI library's version, a path), up to scan.MAX_LINE (1 MiB) each.
+# 8 MiB holds that several times over; a larger input, or an endless one
+# such as /dev/zero, cannot be ours.
+MAX_TEXT_BYTES = 8 * 2**20
 
 
 def _open_regular(path: str):
@@ -62,10 +67,13 @@ def _read(path: str) -> tuple:
 
 
 def run(args) -> int:
+    from gpcnet import results_limits
     from gpcnet.load import validate
     from gpcnet.parse_text import parse_text
     where, text = _read(args.text)
     doc = parse_text(text, where)
+    # The bounds of every results reader, before the schema walks it.
+    results_limits.check(doc, f"{where} (parsed)")
     # Whatever parse writes must load again; a failure here is our bug,
     # reported against the input that triggered it.
     validate(doc, f"{where} (parsed)")

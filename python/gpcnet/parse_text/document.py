@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from gpcnet import results_limits
 from gpcnet.errors import GpcnetError
 from gpcnet.impact import congestion_impact, lower_is_better
 from gpcnet.parse_text import rows as row_reader
@@ -35,7 +36,12 @@ def _tables(p: Scanner) -> tuple:
     verbose = None
 
     def add(table_id: str, title: str, rows: list):
-        tables.setdefault(table_id, {"id": table_id, "title": title, "rows": []})["rows"] += rows
+        table = tables.setdefault(table_id, {"id": table_id, "title": title, "rows": []})
+        table["rows"] += rows
+        # A title printed again adds to its table: bounded here as well.
+        if len(table["rows"]) > results_limits.MAX_ROWS_PER_TABLE:
+            p.fail(block.first_line, f"table '{title[:60]}' has more than {results_limits.MAX_ROWS_PER_TABLE} "
+                                     "rows in all, more than any run prints, so not GPCNeT text output")
 
     for block in p.blocks:
         if block.title == _KEY_RESULTS:

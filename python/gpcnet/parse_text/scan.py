@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gpcnet import results_limits
 from gpcnet.errors import GpcnetError
 from gpcnet.parse_text import settings
 
@@ -26,6 +27,15 @@ _OUTER_BAR = re.compile(r"\A\+-{20,}\+")
 # A line of the real output is at most a few kB (the MPI library's version
 # string, the JSON path); a longer one is not GPCNeT output.
 MAX_LINE = 2**20
+# The text of one run (sweeps and --repeat are refused) has a table per
+# phase and, verbose, one per canary: about 25, each a row per test or
+# congestor. The results document's bounds (results_limits.py) hold the
+# tables parse builds from them, so each is checked as a table is read:
+# a text of a million rows is refused at row 101 of its first table, not
+# after building and validating all of them (a 16 MB text took 90 s and
+# 794 MB). A block has its rows and at most two header rows (Key Results).
+MAX_BLOCK_ROWS = results_limits.MAX_ROWS_PER_TABLE + 2
+MAX_BLOCKS = results_limits.MAX_TABLES_PER_REPETITION
 
 
 @dataclass
@@ -119,10 +129,16 @@ class Scanner:
                 if not line.endswith("|") or line.count("|") < 3:
                     self._malformed(i, line)
                     break
+                if len(block.lines) == MAX_BLOCK_ROWS:
+                    self.fail(i + 1, f"table '{block.title[:60]}' has more than {MAX_BLOCK_ROWS} rows, "
+                                     "more than any run prints, so not GPCNeT text output")
                 block.lines.append((i + 1, [c.strip() for c in line.split("|")[1:-1]]))
             else:
                 break
             i += 1
+        if len(self.blocks) == MAX_BLOCKS:
+            self.fail(start + 1, f"more than {MAX_BLOCKS} tables, more than any run prints, "
+                                 "so not GPCNeT text output")
         self.blocks.append(block)
         return i
 

@@ -83,9 +83,9 @@ def command(cfg: dict, launcher, rid: str, workdir: Path, stop: Path, cjson: Pat
 def isolated_done(cjson: Path) -> bool:
     """Whether network_load_test's JSON lists every isolated phase of its
     first repetition (one per test of its config): its loaded phase is next."""
-    from gpcnet.load import read_json
+    from gpcnet.load import MAX_RESULTS_BYTES, read_json
     try:
-        doc = read_json(cjson, "load test JSON")
+        doc = read_json(cjson, "load test JSON", MAX_RESULTS_BYTES)
         tests = doc["config"]["tests"]
         names = [p["name"] for p in doc.get("phases") or [] if p.get("repetition", 1) == 1]
     except (GpcnetError, KeyError, TypeError, AttributeError):
@@ -128,11 +128,12 @@ def loaded_overlap(cfg: dict, cjson: Path, rec: dict) -> dict | None:
     seconds later); each later phase of the load test's JSON follows the
     one before for its wall_s, loaded unless it is an isolated one (a later
     repetition's). None without the application's time or the JSON."""
-    from gpcnet.load import read_json
+    from gpcnet.load import MAX_RESULTS_BYTES, read_json
     if not isinstance(rec.get("wall_s"), (int, float)) or rec["wall_s"] <= 0:
         return None
     try:
-        phases = [p for p in read_json(cjson, "load test JSON").get("phases") or [] if isinstance(p, dict)]
+        phases = [p for p in read_json(cjson, "load test JSON", MAX_RESULTS_BYTES).get("phases") or []
+                  if isinstance(p, dict)]
     except (GpcnetError, AttributeError):
         return None
     n_iso = 0

@@ -87,7 +87,7 @@ def bandwidth_ratio(doc: dict) -> tuple:
 
 def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     """The load test on the spec's nodes, its counters sampled during it."""
-    from gpcnet.load import read_json
+    from gpcnet.load import MAX_RESULTS_BYTES, read_json
     from gpcnet.study import congestor_job
     cfg, rid = study["config"], spec["id"]
     rec = dict(spec, status="running", started=time.time())
@@ -105,7 +105,7 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         got = congestor_job.summary(dict(cfg, congestor_kind="load-test"), ljson, names, spec["app_nodes"])
         if got.get("error"):
             raise procs.RunFailed(got["error"])
-        test, ratio, ci = bandwidth_ratio(read_json(ljson, "load test JSON"))
+        test, ratio, ci = bandwidth_ratio(read_json(ljson, "load test JSON", MAX_RESULTS_BYTES))
         launcher.check(f"{rid}: the load test's results read")
         rec["load_test"] = dict(got["load_test"], status=got["status"], ran_on=got["ran_on"],
                                 bandwidth_test=test, bandwidth_ratio=ratio, congestion_impact=ci,
