@@ -6,7 +6,10 @@ twice the headroom over it, and a document over a bound gets one line.
 
 The full-size document is 381 MB and every command takes about a minute
 and 1.1 to 1.9 GB to read it on the 2-core test machine: that test runs in
-the whole suite only (tests/tiers.py); the same reading at 64 nodes, and
+the whole suite only (tests/tiers.py), and there with two commands, `table`
+(the cheapest) and `nodes --json` (the one that once went past its memory
+bound); GPCNET_SCALE_ALL=1 runs every command on it (about 8 minutes
+here, docs/scale.md). The same reading at 64 nodes, by every command, and
 the bounds on documents built here, run in every tier.
 """
 
@@ -218,7 +221,10 @@ def test_the_largest_machines_document_is_read_by_every_command(tmp_path):
         _headroom(path, doc)
         del doc
         size = path.stat().st_size
+        every = os.environ.get("GPCNET_SCALE_ALL") == "1"
         for args in _commands(path, tmp_path):
+            if not every and args[:2] not in (["table", path], ["nodes", "--json"]):
+                continue
             code, err, rss = _run_measured(args)
             assert code == 0 and err == "", (args, err)
             documents = sum(a == path for a in args)
