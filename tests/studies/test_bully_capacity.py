@@ -101,7 +101,7 @@ def test_every_repetition_is_a_run_and_the_plan_writes_nothing(tmp_path, capsys)
          "give --uplinks-per-leaf U"),
     (["--uplinks-per-leaf", "0"], "--uplinks-per-leaf 0: expected a whole number of links, 1 or more"),
     (["--uplinks-per-leaf", "-3"], "--uplinks-per-leaf -3: expected a whole number"),
-    (["--taper", "inf"], "--taper inf: expected a finite number above 0"),
+    (["--taper", "inf"], "--taper inf: expected a finite number, 1 or more"),
     (["--taper", "2", "-n", "225"], "control: the application of 225 nodes does not fit packed in one pod: pod of "
                                     "leaves leaf000..leaf007 holds 224 (28 of every 31 listed nodes of a leaf)"),
 ])

@@ -137,7 +137,7 @@ def test_uplinks_above_one_leaf_are_warned_of(tmp_path, capsys):
     (["--taper", "1e9"], "--taper 1e+09: every leaf would have less than one link up (the largest, leaf000, "
                          "lists 31 nodes: 31 / 1e+09)"),
     (["--taper", "0.5"], "--taper 0.5: a taper below 1 gives every leaf more links up than nodes"),
-    (["--taper", "nan"], "--taper nan: expected a finite number above 0"),
+    (["--taper", "nan"], "--taper nan: expected a finite number, 1 or more"),
     (["--uplinks-per-leaf", "100"], "--uplinks-per-leaf 100: more links up than any leaf has nodes (the largest, "
                                     "leaf000, lists 31)"),
     (["--uplinks-per-leaf", "16", "--taper", "2"], "--uplinks-per-leaf 16 and --taper 2: give one of them"),

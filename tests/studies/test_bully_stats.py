@@ -173,7 +173,7 @@ QUARTZ = "".join(f"SwitchName=leaf{i:02d} Nodes=q[{32 * i + 1:04d}-{32 * i + 32:
     (["-n", "8", "--taper", "1", "--patterns", "incast,pairs-full"],
      "pairs-full: leaf leaf00 is too small: it has 32 nodes, the application takes 1 there and the bully's "
      "33 pairs per leaf pair need 33"),
-    (["-n", "8", "--taper", "nan"], "--taper nan: expected a finite number above 0"),
+    (["-n", "8", "--taper", "nan"], "--taper nan: expected a finite number, 1 or more"),
     (["-n", "8", "--patterns", "pairs-light,storm"], "--patterns: unknown pattern 'storm'"),
     (["-n", "300", "--patterns", "interleaved"], "control: the application of 300 nodes"),
 ])

@@ -38,7 +38,7 @@ def check_options(uplinks, taper) -> None:
         raise GpcnetError(f"--uplinks-per-leaf {uplinks}: expected a whole number of links, 1 or more "
                           "(16 on the poster's Quartz)")
     if taper is not None and not math.isfinite(taper):
-        raise GpcnetError(f"--taper {taper:g}: expected a finite number above 0 (2 for a 2:1 taper)")
+        raise GpcnetError(f"--taper {taper:g}: expected a finite number, 1 or more (2 for a 2:1 taper)")
     if taper is not None and taper < 1:
         raise GpcnetError(f"--taper {taper:g}: a taper below 1 gives every leaf more links up than nodes; "
                           "T is a leaf's hosts over its links up (1 for a full fat-tree, 2 for 2:1)")
