@@ -11,7 +11,7 @@ every S seconds (and one more when stopped: --stop-file, SIGTERM or
 
 The metric's counters on InfiniBand (docs/studies.md): PortXmitWait (ticks
 a port had data and could not send: the stall) and PortXmitData (the flit
-analogue). With --tiles FILE (written by gpcnet.study.sampling from the
+analogue). With --tiles FILE (written by gpcnet.study.sources.infiniband from the
 fabric's discovery, gpcnet.study.fabric) a node reads the switch ports the
 file gives it with perfquery: its own node-facing port (a processor tile)
 and, for the first application node of each switch, the ports sending into
