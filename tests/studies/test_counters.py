@@ -10,6 +10,7 @@ import pytest
 
 from gpcnet.fork_sampler import ForkSampler
 from gpcnet.study import counters, sampling, stall
+from gpcnet.study.sources import infiniband
 
 PY = str(counters.__file__).rsplit("/gpcnet/", 1)[0]
 
@@ -242,7 +243,7 @@ def test_node_samplers_as_a_job_give_the_series_and_name_the_silent_nodes(tmp_pa
             return command
 
     host = socket.gethostname().split(".")[0]
-    s = sampling.JobSampler(OneHost(), [host, "ghost"], 0.1, tmp_path, "sampler-x", 60)
+    s = infiniband.Sampler(OneHost(), [host, "ghost"], 0.1, tmp_path, "sampler-x", 60)
     s.start()
     import time
     deadline = time.monotonic() + 60

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from gpcnet.errors import GpcnetError
-from gpcnet.study import counters, fabric, sampling, testbed_tiles
+from gpcnet.study import counters, fabric, sampling
+from gpcnet.study.sources import infiniband
+from gpcnet.study.sources import testbed as testbed_source
 
 HERE = Path(__file__).resolve().parent
 PY = str(counters.__file__).rsplit("/gpcnet/", 1)[0]
@@ -117,7 +119,7 @@ def test_node_sampler_reads_both_tile_kinds_and_the_metric_is_the_network_tiles(
         def job(self, nodes, command, tag, ppn=None):
             return command
 
-    s = sampling.JobSampler(OneHost(), ["node01"], 0.1, tmp_path, "sampler-f", 60)
+    s = infiniband.Sampler(OneHost(), ["node01"], 0.1, tmp_path, "sampler-f", 60)
     assert "--tiles" in s.cmd and s.fabric["switches"] == 5
     s.start()
     deadline = time.monotonic() + 60
@@ -169,6 +171,6 @@ def test_record_keeps_the_two_kinds_apart():
 def test_testbed_processor_tiles_are_the_leaf_ports_facing_the_nodes():
     from gpcnet.testbed.topology import build
     tree = build("fat-tree", 6, hosts_per_leaf=2, spines=2, taper=2)
-    assert testbed_tiles.processor_tiles(tree, ["node01", "node04"]) == {
+    assert testbed_source.processor_tiles(tree, ["node01", "node04"]) == {
         "leaf0/d1": {"router": "leaf0", "node": "node01"}, "leaf1/d4": {"router": "leaf1", "node": "node04"}}
-    assert set(testbed_tiles.processor_tiles(build("star", 4), ["node02"])) == {"star/d2"}
+    assert set(testbed_source.processor_tiles(build("star", 4), ["node02"])) == {"star/d2"}

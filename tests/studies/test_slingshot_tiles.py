@@ -18,6 +18,8 @@ import pytest
 
 from gpcnet.errors import GpcnetError
 from gpcnet.study import cassini, counters, sampling, slingshot
+from gpcnet.study.node_jobs import JobSampler
+from gpcnet.study.sources import slingshot as slingshot_source
 
 HERE = Path(__file__).resolve().parent / "slingshot"
 FABRIC = HERE / "port-links.json"
@@ -155,8 +157,8 @@ def test_the_metric_is_on_the_network_tiles_and_the_nics_are_processor_tiles(tmp
     write_record(tmp_path / "sw.jsonl", [t0 - 1, t0 + 1, t0 + 2])
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.setenv(slingshot.SWITCH_ENV, str(tmp_path / "sw.jsonl"))
-    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(t0)))
-    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    monkeypatch.setattr(JobSampler, "stop", stopped(nic_readings(t0)))
+    s = slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
     assert s.cmd[-1] == "--cxi" and s.fabric == {"from": f"file {FABRIC}", "switches": 2, "missing": []}
     s.window[0] = t0
     rec = sampling.record(s, 0.0, 1.0, 1.0)
@@ -179,10 +181,10 @@ def test_a_slingshot_run_record_is_a_valid_study_and_reported(tmp_path, monkeypa
     write_record(tmp_path / "sw.jsonl", [t0 - 1, t0 + 1, t0 + 2])
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.setenv(slingshot.SWITCH_ENV, str(tmp_path / "sw.jsonl"))
-    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(t0)))
+    monkeypatch.setattr(JobSampler, "stop", stopped(nic_readings(t0)))
     runs = []
     for setting, k in (("I", 0), ("III", 0)):
-        s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+        s = slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
         s.window[0] = t0
         runs.append({"id": f"{setting}-r{k}", "setting": setting, "rotation": k, "status": "ok", "wall_s": 2.0,
                      "app_nodes": APP, "congestor_nodes": [], "counters": sampling.record(s, 0.0, 1.0, 1.0)})
@@ -197,10 +199,10 @@ def test_a_slingshot_run_record_is_a_valid_study_and_reported(tmp_path, monkeypa
 def test_without_the_switch_record_the_nics_are_read_and_there_is_no_ratio(tmp_path, monkeypatch):
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.delenv(slingshot.SWITCH_ENV, raising=False)
-    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(1000.0)))
-    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    monkeypatch.setattr(JobSampler, "stop", stopped(nic_readings(1000.0)))
+    s = slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
     rec = sampling.record(s, 0.0, 1.0, 1.0)
-    assert rec["metric"]["stall_ratio"] is None and rec["errors"] == [slingshot.NO_SWITCH_RECORD]
+    assert rec["metric"]["stall_ratio"] is None and rec["errors"] == [slingshot_source.NO_SWITCH_RECORD]
     assert rec["tiles"]["ptile"]["stall_per_s"] == pytest.approx(7.5)
 
 
@@ -221,7 +223,7 @@ def test_the_node_sampler_reads_the_nics_and_the_study_the_record(tmp_path, monk
     class OneHost(Launcher):
         env = {"PYTHONPATH": PY, "PATH": "/usr/bin:/bin", "GPCNET_SYS_ROOT": root}
 
-    s = slingshot.SlingshotSampler(OneHost(), [me], 0.1, tmp_path, "sampler-s", 60)
+    s = slingshot_source.SlingshotSampler(OneHost(), [me], 0.1, tmp_path, "sampler-s", 60)
     s.start()
     deadline = time.monotonic() + 60
     while (not s.out.exists() or len(s.out.read_text().splitlines()) < 3) and time.monotonic() < deadline:
@@ -334,13 +336,13 @@ def test_a_record_that_stopped_or_went_bad_is_a_gap_named_in_the_errors(tmp_path
     write_record(record, [t0 - 20, t0 - 10])                 # the site's loop ended before the run
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.setenv(slingshot.SWITCH_ENV, str(record))
-    monkeypatch.setattr(sampling.JobSampler, "stop", stopped(nic_readings(t0)))
-    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    monkeypatch.setattr(JobSampler, "stop", stopped(nic_readings(t0)))
+    s = slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
     s.window[0] = t0
     rec = sampling.record(s, 0.0, 1.0, 1.0)
     assert rec["metric"]["stall_ratio"] is None
     assert rec["errors"] == [f"1 switch counter reading(s) in {record} cover the run"]
-    s = slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+    s = slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
     s.window[0] = t0
     with record.open("a") as f:
         f.write("{half a line\n")                            # written while the run went on
@@ -355,7 +357,7 @@ def test_a_bad_record_is_refused_before_the_run(tmp_path, monkeypatch):
     monkeypatch.setenv(slingshot.FABRIC_ENV, str(FABRIC))
     monkeypatch.setenv(slingshot.SWITCH_ENV, str(tmp_path / "sw.jsonl"))
     with pytest.raises(GpcnetError, match=r"sw.jsonl:1: expected \{"):
-        slingshot.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
+        slingshot_source.SlingshotSampler(Launcher(), APP, 1.0, tmp_path, "c", 60)
 
 
 hypothesis = pytest.importorskip("hypothesis")

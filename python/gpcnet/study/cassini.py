@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 
 from gpcnet.errors import GpcnetError
+from gpcnet.study.sources import NONE
+from gpcnet.study.sources.slingshot import NIC
 
 TRAFFIC_CLASSES = range(8)
 STALL = "hni_rx_paused_{tc}"
@@ -71,4 +73,4 @@ def reading(sys_root: str = "/sys", host: str | None = None) -> dict:
     host = host or socket.gethostname().split(".")[0]
     nics = nic_counters(sys_root)
     ports = {f"{host}/{dev}": {"stall": c["stall"], "flit": c["flit"]} for dev, c in nics.items()}
-    return {"host": host, "time": time.time(), "source": "slingshot-nic" if ports else "none", "ports": ports}
+    return {"host": host, "time": time.time(), "source": NIC if ports else NONE, "ports": ports}

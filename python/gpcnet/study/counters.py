@@ -11,7 +11,7 @@ every S seconds (and one more when stopped: --stop-file, SIGTERM or
 
 The metric's counters on InfiniBand (docs/studies.md): PortXmitWait (ticks
 a port had data and could not send: the stall) and PortXmitData (the flit
-analogue). With --tiles FILE (written by gpcnet.study.sampling from the
+analogue). With --tiles FILE (written by gpcnet.study.sources.infiniband from the
 fabric's discovery, gpcnet.study.fabric) a node reads the switch ports the
 file gives it with perfquery: its own node-facing port (a processor tile)
 and, for the first application node of each switch, the ports sending into
@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 
 from gpcnet.number_text import whole_number
+from gpcnet.study.sources import NONE
+from gpcnet.study.sources.infiniband import FABRIC, HCA, SWITCH
 from gpcnet.text_safe import shorten
 
 NET_FIELDS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_dropped", "tx_dropped",
@@ -207,7 +209,7 @@ def fabric_reading(node: str, targets: list, pq: PerfQuery | None = None) -> dic
             ports[t["key"]] = c
             if (why := pq.why_basic(t["lid"], t["port"])) is not None:
                 basic[t["key"]] = why
-    return {"host": node, "time": time.time(), "source": "infiniband-fabric", "ports": ports, "basic": basic}
+    return {"host": node, "time": time.time(), "source": FABRIC, "ports": ports, "basic": basic}
 
 
 RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")
@@ -242,10 +244,10 @@ def reading(root: str, switch_ports: dict | None, pq: PerfQuery | None = None) -
             ports[name] = c
             if (why := pq.why_basic(lid, port)) is not None:
                 basic[name] = why
-    source = "infiniband-switch" if ports else "infiniband-hca"
+    source = SWITCH if ports else HCA
     if not ports:
         ports = hca_ports(smp)
-    out = {"host": smp["host"], "time": smp["time"], "source": source if ports else "none", "ports": ports}
+    out = {"host": smp["host"], "time": smp["time"], "source": source if ports else NONE, "ports": ports}
     if basic:
         out["basic"] = basic
     return out

@@ -20,9 +20,19 @@ SCHEMA_VERSION = 1
 
 
 @lru_cache(maxsize=None)
+def schema() -> dict:
+    """data/study.schema.json, with the enum of a run's counters.source made
+    from the counter sources' registry (gpcnet.study.sources): a source
+    added there is one the schema takes, no list kept twice."""
+    from gpcnet.study import sources
+    doc = json.loads(resources.files("gpcnet").joinpath("data/study.schema.json").read_text("utf-8"))
+    doc["$defs"]["run"]["properties"]["counters"]["properties"]["source"]["enum"] = list(sources.names())
+    return doc
+
+
+@lru_cache(maxsize=None)
 def validator() -> Draft202012Validator:
-    text = resources.files("gpcnet").joinpath("data/study.schema.json").read_text("utf-8")
-    return Draft202012Validator(json.loads(text))
+    return Draft202012Validator(schema())
 
 
 def _where(parts) -> str:

@@ -84,12 +84,10 @@ class Launcher:
 
     def counter_sampler(self, nodes: list, interval: float, tag: str, duration: float):
         """What samples the stall metric's counters of the application's
-        `nodes` during a run (gpcnet.study.sampling): a sampler per node
-        (on HPE Slingshot, given its fabric, gpcnet.study.slingshot's)."""
-        from gpcnet.study import sampling, slingshot
-        if slingshot.wanted():
-            return slingshot.SlingshotSampler(self, nodes, interval, self.workdir, tag, duration)
-        return sampling.JobSampler(self, nodes, interval, self.workdir, tag, duration)
+        `nodes` during a run: the sampler of the first counter source of
+        the registry (gpcnet.study.sources) that wants this launcher's runs."""
+        from gpcnet.study import sources
+        return sources.choose(self, os.environ).sampler(self, nodes, interval, tag, duration)
 
     def _hostfile(self, nodes: list, tag: str, ppn: int) -> Path:
         path = self.workdir / f"hosts-{tag}"
@@ -142,13 +140,6 @@ class LocalLauncher(MpirunLauncher):
         host = socket.gethostname()
         return {n: f"{host}#{i}" for i, n in enumerate(nodes)}
 
-    def counter_sampler(self, nodes, interval, tag, duration):
-        # One host: every study node shares its adapters; read here.
-        from gpcnet.fork_sampler import ForkSampler
-        from gpcnet.study import sampling
-        read, source = sampling.local_reader()
-        return ForkSampler(read, interval, source, None, self.workdir / f"{tag}.jsonl")
-
 
 class TestbedLauncher(MpirunLauncher):
     name = "testbed"
@@ -177,13 +168,6 @@ class TestbedLauncher(MpirunLauncher):
         j = full.index("-np")
         full[j + 1] = str(ppn * len(nodes))
         return self.tb.enter_head(self.topo) + full[:j + 2] + ["-x", "PYTHONPATH"] + self.extra + full[j + 2:]
-
-    def counter_sampler(self, nodes, interval, tag, duration):
-        # The switches' queues live on this host: read them here, the
-        # network tiles of the application's switches (the metric's scope)
-        # and the ports facing its nodes (processor tiles, kept apart).
-        from gpcnet.study import testbed_tiles
-        return testbed_tiles.sampler(self.topo, nodes, interval, self.workdir / f"{tag}.jsonl")
 
 
 def make(name: str, ppn: int, workdir, extra_args: str = "") -> Launcher:

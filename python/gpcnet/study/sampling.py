@@ -5,99 +5,15 @@ and the stall rates of the network and of the processor tiles (the ports
 facing the application's nodes, `ptile_ports`) apart, as the co-run paper's
 Fig. 6 shows them.
 
-Two ways to sample: from a child of this process (gpcnet.fork_sampler:
-the testbed's switch queues, which live on this host; the local
-launcher's one host) or as a job of one sampler per application node
-(`python3 -m gpcnet.study.counters --interval`, mpirun/srun), stopped by
-a stop file, then by signal.
+Which counters a run reads, and how, is its counter source's
+(gpcnet.study.sources: the registry of them); every source's sampler gives
+its readings and scopes the same way, and `record` makes any source's
+readings the run's record.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-from pathlib import Path
-
-from gpcnet.study import procs, stall
-
-COUNTER_NAMES = {"testbed-tc": ("overlimits", "packets"),
-                 "infiniband-fabric": ("PortXmitWait", "PortXmitData"),
-                 "infiniband-switch": ("PortXmitWait", "PortXmitData"),
-                 "infiniband-hca": ("port_xmit_wait", "port_xmit_data"),
-                 "slingshot": ("switch dot3HCOutPauseFrames; NIC hni_rx_paused_T",
-                               "switch ifHCInOctets; NIC hni_pkts_recv_by_tc_T"),
-                 "none": (None, None)}
-
-
-class JobSampler:
-    """One sampler per node, started through the launcher (ppn 1); each
-    node's readings are timed by its own clock (wall-clock seconds) and
-    make intervals of their own. Where the InfiniBand
-    fabric's discovery is at hand (gpcnet.study.fabric), each node reads the
-    switch ports a tiles file gives it: both tile kinds; else what a node
-    finds alone, its own node-facing port: processor tiles only."""
-
-    def __init__(self, launcher, nodes: list, interval: float, workdir: Path, tag: str, duration: float):
-        from gpcnet.study import fabric
-        self.launcher, self.nodes, self.source, self.scope, self.ptile_scope = launcher, nodes, None, None, None
-        self.notes, self.fabric = [], None
-        self.stop_file = workdir / f"stop-{tag}"
-        self.out, self.err = workdir / f"{tag}.out", workdir / f"{tag}.err"
-        extra = []
-        switches, origin = fabric.discover()
-        if switches:
-            t = fabric.tiles(switches, nodes)
-            self.fabric = {"from": origin, "switches": len(switches), "missing": t["missing"]}
-            if t["missing"]:
-                self.notes.append(f"fabric ({origin}) does not describe {', '.join(t['missing'][:5])}: "
-                                  "no port read for them")
-            if any(t["by_node"]):
-                from gpcnet import safe_write
-                tiles_file = workdir / f"{tag}-tiles.json"
-                safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
-                                      force=True)
-                extra = ["--tiles", launcher.child_path(tiles_file)]
-                self.scope, self.ptile_scope = t["ntile"], t["ptile"]
-        self.cmd = launcher.job(nodes, [sys.executable, "-m", "gpcnet.study.counters", "--interval",
-                                        f"{interval:g}", "--stop-file", launcher.child_path(self.stop_file),
-                                        "--duration", f"{duration:g}", *extra], tag, ppn=1)
-        self.proc = None
-
-    def start(self) -> None:
-        self.stop_file.unlink(missing_ok=True)
-        self.proc = procs.spawn(self.cmd, self.launcher.env, self.out, self.err)
-
-    def stop(self) -> tuple:
-        procs.signal_stop(self.stop_file)
-        try:
-            self.proc.wait(timeout=10)
-        except Exception:
-            pass
-        procs.stop(self.proc, 5)
-        by_host, errors, sources = {}, [], set()
-        try:
-            lines = self.out.read_text(errors="replace").splitlines()
-        except OSError as e:
-            lines, errors = [], [f"sampler output unreadable: {e.strerror}"]
-        for line in lines:
-            try:
-                r = json.loads(line)
-                host = str(r["host"]).split(".")[0]
-                by_host.setdefault(host, []).append({"time": float(r["time"]), "ports": dict(r["ports"]),
-                                                     "basic": dict(r.get("basic") or {})})
-                sources.add(r.get("source", "none"))
-            except (ValueError, KeyError, TypeError):
-                continue
-        missing = [n for n in self.nodes if n.split(".")[0] not in by_host]
-        if missing:
-            errors.append(f"no readings from {', '.join(missing[:5])} (sampler exit {self.proc.returncode}: "
-                          + procs.tail(self.err) + ")")
-        real = sources - {"none"}
-        self.source = ("infiniband-fabric" if "infiniband-fabric" in real else
-                       "infiniband-switch" if "infiniband-switch" in real else
-                       "infiniband-hca" if real else "none")
-        return by_host, self.notes + errors
+from gpcnet.study import sources, stall
 
 
 def node_scope(by_host: dict) -> dict:
@@ -180,7 +96,7 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
     cset = counter_set(by_host)
     if metric["stall_ratio"] is None and metric["reason"] and basic_note(cset):
         metric["reason"] += f"; {basic_note(cset)}"
-    stall_name, flit_name = COUNTER_NAMES[sampler.source]
+    stall_name, flit_name = sources.counter_names(sampler.source)
     out = {"source": sampler.source, "stall_counter": stall_name, "flit_counter": flit_name,
            "interval_s": interval, "stall_threshold": threshold, "ports": scope, "ptile_ports": ptile,
            "series": series, "metric": metric,
@@ -192,11 +108,3 @@ def record(sampler, app_start: float, interval: float, threshold: float) -> dict
         out["counter_set"] = cset
     return out
 
-
-def local_reader():
-    """The local launcher's one host: its adapters (or their switch ports)."""
-    from gpcnet.study import counters
-    root = os.environ.get("GPCNET_SYS_ROOT", "/sys")
-    switch_ports = counters.find_switch_ports(counters.sample(root))
-    first = counters.reading(root, switch_ports)
-    return (lambda: counters.reading(root, switch_ports)), first["source"]

@@ -38,14 +38,10 @@ the study runs.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import time
-from pathlib import Path
 
 from gpcnet.errors import GpcnetError
-from gpcnet.study import sampling
 
 FABRIC_ENV = "GPCNET_SLINGSHOT_FABRIC"
 SWITCH_ENV = "GPCNET_SLINGSHOT_SWITCH_COUNTERS"
@@ -238,62 +234,6 @@ def during(readings: list, start: float, stop: float) -> list:
     inside = [r for r in readings if start <= r["time"] <= stop]
     after = [r for r in readings if r["time"] > stop]
     return before[-1:] + inside + after[:1]
-
-
-NO_SWITCH_RECORD = (f"no switch counter record ({SWITCH_ENV}): the ports between Slingshot switches are read by "
-                    "the fabric manager only; the NICs (processor tiles) were read, the network tiles were not")
-
-
-def wanted() -> bool:
-    return bool(os.environ.get(FABRIC_ENV))
-
-
-class SlingshotSampler(sampling.JobSampler):
-    """A sampler per application node reading its Cassini NICs (through
-    the launcher, as JobSampler does), and the switch counter record, read
-    when the run ends: the fabric ports of the application's switches are
-    the network tiles."""
-
-    def __init__(self, launcher, nodes: list, interval: float, workdir: Path, tag: str, duration: float):
-        # JobSampler's fields, without its InfiniBand discovery
-        self.launcher, self.nodes, self.proc = launcher, nodes, None
-        self.stop_file = workdir / f"stop-{tag}"
-        self.out, self.err = workdir / f"{tag}.out", workdir / f"{tag}.err"
-        self.cmd = launcher.job(nodes, [sys.executable, "-m", "gpcnet.study.counters", "--interval",
-                                        f"{interval:g}", "--stop-file", launcher.child_path(self.stop_file),
-                                        "--duration", f"{duration:g}", "--cxi"], tag, ppn=1)
-        path = os.environ[FABRIC_ENV]
-        t = tiles(read_fabric(path), nodes)
-        self.tiles, self.record_path = t, os.environ.get(SWITCH_ENV)
-        self.scope, self.ptile_scope, self.notes = t["ntile"], None, []
-        hosting = {sw for sws in t["routers"].values() for sw in sws}
-        self.fabric = {"from": f"file {path}", "switches": len(hosting), "missing": t["missing"]}
-        if t["missing"]:
-            self.notes.append(f"fabric ({path}) serves none of {', '.join(t['missing'][:5])} from an edge port")
-        if self.record_path:
-            read_switch_record(self.record_path)   # a bad record is said before the run, not after it
-        self.source, self.window = "slingshot", [None, None]
-
-    def start(self) -> None:
-        self.window[0] = time.time()
-        super().start()
-
-    def stop(self) -> tuple:
-        self.window[1] = time.time()
-        by_host, errors = super().stop()         # notes included
-        self.source = "slingshot"
-        self.ptile_scope = ptile_scope(by_host, self.tiles)
-        if not self.record_path:
-            return by_host, errors + [NO_SWITCH_RECORD]
-        try:
-            switch = during(read_switch_record(self.record_path), *self.window)
-        except GpcnetError as e:    # the record went bad during the run: a gap, said in the run's record
-            return by_host, errors + [str(e)]
-        by_host["fabric manager"] = [{"time": r["time"], "ports": {p: c for p, c in r["ports"].items()
-                                                                   if p in self.scope}} for r in switch]
-        if len(switch) < 2:
-            errors.append(f"{len(switch)} switch counter reading(s) in {self.record_path} cover the run")
-        return by_host, errors
 
 
 def main(argv=None) -> int:

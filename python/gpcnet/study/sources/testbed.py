@@ -1,13 +1,21 @@
 """The testbed's counters of a co-run study: its switch queues live on the
 machine running gpcnet, which reads them itself (gpcnet.testbed.counters)
-in a forked sampler (gpcnet.fork_sampler.ForkSampler). Kept apart from
-both so that neither imports the other's side."""
+in a forked sampler (gpcnet.fork_sampler.ForkSampler): the network tiles
+of the application's switches (the metric's scope) and the ports facing
+its nodes (processor tiles, kept apart)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from gpcnet.fork_sampler import ForkSampler
+
+TC = "testbed-tc"
+NAMES = {TC: ("overlimits", "packets")}
+
+
+def wanted(launcher, env) -> bool:
+    return launcher.name == "testbed"
 
 
 def processor_tiles(topo, nodes: list) -> dict:
@@ -24,10 +32,14 @@ def processor_tiles(topo, nodes: list) -> dict:
     return out
 
 
-def sampler(topo, nodes: list, interval: float, path: Path) -> ForkSampler:
+def topology_sampler(topo, nodes: list, interval: float, path: Path) -> ForkSampler:
     """The network tiles of the application's leaves (the metric's scope)
     and its nodes' processor tiles, read here every `interval` seconds."""
     from gpcnet.testbed import counters as tbc
     scope, ptile = tbc.network_tiles(topo, nodes), processor_tiles(topo, nodes)
     keys = list(scope) + [k for k in ptile if k not in scope]
-    return ForkSampler(lambda: tbc.reading(topo, keys), interval, "testbed-tc", scope, path, ptile_scope=ptile)
+    return ForkSampler(lambda: tbc.reading(topo, keys), interval, TC, scope, path, ptile_scope=ptile)
+
+
+def sampler(launcher, nodes: list, interval: float, tag: str, duration: float) -> ForkSampler:
+    return topology_sampler(launcher.topo, nodes, interval, launcher.workdir / f"{tag}.jsonl")
