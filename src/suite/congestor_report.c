@@ -59,17 +59,17 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
 {
     if (run->rank != 0)
         return;
-    const run_plan_t *o = run->plan;
+    const run_plan_t *plan = run->plan;
     printf("Network Congestor v%s\n", GPCNET_VERSION);
     printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
-           o->flows_file[0] ? "the nodes of the flows sending and receiving"
+           plan->flows_file[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
     for (int k = 0; k < run->plan->n_congestors; k++) {
         const char *name = run->plan->congestors[k].name;
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
-    if (o->flows_file[0])
-        printf("  %d flows from %s\n", cr->n_flows, o->flows_file);
+    if (plan->flows_file[0])
+        printf("  %d flows from %s\n", cr->n_flows, plan->flows_file);
     options_print_settings(run);
     fflush(stdout);
 }

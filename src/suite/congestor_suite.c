@@ -137,13 +137,13 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
  * unmatched. */
 static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
 {
-    const run_plan_t *o = run->plan;
+    const run_plan_t *plan = run->plan;
     const congestor_kernel_t *k = run->plan->congestors[ro->kernel].kernel;
     int n_kernels = run->plan->n_congestors;
     double per_iteration = ro->congestor_active ? k->bytes_per_iteration(ro->state) : 0.0;
     double bytes = 0.0;
 
-    ticks_t tk = {MPI_COMM_NULL, 2 * n_kernels, 0, 0, o->report_interval, NULL, NULL,
+    ticks_t tk = {MPI_COMM_NULL, 2 * n_kernels, 0, 0, plan->report_interval, NULL, NULL,
                   MPI_REQUEST_NULL};
     MPI_Comm_dup(run->world, &tk.comm);
     tk.mine = xcalloc((size_t)tk.len, sizeof(double));
@@ -162,7 +162,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     double t0 = MPI_Wtime();
     /* --burst: the ON/OFF clock starts at this barrier on every rank. */
     burst_run_t burst = {.t0 = t0};
-    burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run->seed);
+    burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run_seed(run));
     int paced = !burst_is_steady(&burst.clock.shape);
     int seen = 0, all_seen = 0, seen_posted = 0;
     agree_t agreement = AGREE_NONE;
@@ -183,8 +183,8 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
         if (!seen) {
             if (run->rank == 0) {
                 congestor_stop_t why = stop_signal                                ? STOP_SIGNAL
-                                       : o->duration > 0.0 && now >= o->duration ? STOP_DURATION
-                                       : file_exists(o->stop_file)               ? STOP_FILE
+                                       : plan->duration > 0.0 && now >= plan->duration ? STOP_DURATION
+                                       : file_exists(plan->stop_file)               ? STOP_FILE
                                                                                  : STOP_NONE;
                 if (why != STOP_NONE) {
                     cr->stop = why;
@@ -294,8 +294,8 @@ int network_congestor_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_CONGESTOR, &argc, &argv);
-    const run_plan_t *o = run.plan;
-    int *pairs = NULL, n_flows = 0, flows = o->flows_file[0] != '\0';
+    const run_plan_t *plan = run.plan;
+    int *pairs = NULL, n_flows = 0, flows = plan->flows_file[0] != '\0';
     if (flows) /* the plan's one kernel is then the flows kernel */
         n_flows = read_flows(&run, &pairs);
     int need = flows ? 2 : 2 * run.plan->n_congestors;
@@ -308,9 +308,9 @@ int network_congestor_main(int argc, char **argv)
                  "fewer --congestors.\n",
                  need, run.plan->n_congestors, run.nodes.n_nodes, run.size);
     }
-    check_file_dir(&run, "--stop-file", o->stop_file);
-    check_file_dir(&run, "--start-file", o->start_file);
-    if (placement_compute_all(&run.placement, run.seed, run.nodes.n_nodes, run.plan->n_congestors,
+    check_file_dir(&run, "--stop-file", plan->stop_file);
+    check_file_dir(&run, "--start-file", plan->start_file);
+    if (placement_compute_all(&run.placement, run_seed(&run), run.nodes.n_nodes, run.plan->n_congestors,
                               run.plan->weights))
         die("placement failed although the node count was checked");
     run.have_placement = 1;

@@ -145,17 +145,17 @@ static void record_impact(run_t *run, const load_phase_t *ph)
 void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                     const load_phase_t *ph, load_timeline_t *timeline)
 {
-    const run_plan_t *o = run->plan;
+    const run_plan_t *plan = run->plan;
     const char *table = ph->table, *title = ph->title;
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
-    if (run->rank == 0 && (ph->own_table || !o->verbose))
-        report_table_begin(stdout, title, o->verbose);
+    if (run->rank == 0 && (ph->own_table || !plan->verbose))
+        report_table_begin(stdout, title, plan->verbose);
     for (int t = 0; t < run->plan->n_tests; t++) {
         const canary_kernel_t *k = run->plan->tests[t].kernel;
-        const char *name = o->tests[t].name;
-        progress_step(ph->progress, name, o->time_limit);
-        if (run->rank == 0 && o->verbose && !ph->own_table) {
+        const char *name = plan->tests[t].name;
+        progress_step(ph->progress, name, plan->time_limit);
+        if (run->rank == 0 && plan->verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
             char base[64], vtitle[160];
             snprintf(base, sizeof(base), "%s", k->label);
@@ -180,7 +180,7 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         char ctable[128], ctitle[200];
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", ph->cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", name);
-        collect_congestors(run, ro, acc, wall, ctable, ctitle, o->verbose, ph->kernel);
+        collect_congestors(run, ro, acc, wall, ctable, ctitle, plan->verbose, ph->kernel);
         load_bursts_end(run, ro, &bursts, timeline, t, table);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);

@@ -12,12 +12,12 @@
  * kernel would get fewer than two nodes. */
 void load_place(run_t *run)
 {
-    const run_plan_t *o = run->plan;
-    int rc = o->placement == PLACEMENT_COLOCATED
-                 ? placement_compute_colocated(&run->placement, run->seed, run->nodes.n_nodes,
+    const run_plan_t *plan = run->plan;
+    int rc = plan->placement == PLACEMENT_COLOCATED
+                 ? placement_compute_colocated(&run->placement, run_seed(run), run->nodes.n_nodes,
                                                run->plan->n_congestors, run->plan->weights)
-                 : placement_compute(&run->placement, run->seed, run->nodes.n_nodes,
-                                     o->canary_fraction, run->plan->n_congestors, run->plan->weights);
+                 : placement_compute(&run->placement, run_seed(run), run->nodes.n_nodes,
+                                     plan->canary_fraction, run->plan->n_congestors, run->plan->weights);
     if (rc)
         die("placement failed although the node count was checked");
     run->have_placement = 1;
@@ -34,9 +34,9 @@ void load_place(run_t *run)
                      run->plan->congestors[k].kernel->id, got, run->placement.n_congestor_nodes);
     }
     if (run->rank == 0) {
-        /* Kept for the JSON: every repetition's seed and placement. */
+        /* Kept for the JSON: every repetition's placement (its seed is
+         * the plan's). */
         int r = run->repetition - 1;
-        run->rep_seeds[r] = run->seed;
         placement_t *keep = &run->rep_placement[r];
         *keep = run->placement;
         size_t n = (size_t)run->placement.n_nodes * sizeof(int);
@@ -54,10 +54,10 @@ void load_place(run_t *run)
  * SuperBench look for). */
 void load_check_node_count(run_t *run)
 {
-    const run_plan_t *o = run->plan;
-    int colocated = o->placement == PLACEMENT_COLOCATED;
+    const run_plan_t *plan = run->plan;
+    int colocated = plan->placement == PLACEMENT_COLOCATED;
     int min_nodes = colocated ? placement_min_nodes_colocated(run->plan->n_congestors)
-                              : placement_min_nodes(o->canary_fraction, run->plan->n_congestors);
+                              : placement_min_nodes(plan->canary_fraction, run->plan->n_congestors);
     if (min_nodes < 0 || run->nodes.n_nodes < min_nodes) {
         if (run->rank == 0 && min_nodes > 0)
             printf("ERROR: this application must be run on at least %d nodes\n", min_nodes);
@@ -71,7 +71,7 @@ void load_check_node_count(run_t *run)
                  "congestor, %d congestor(s), canary fraction %g); found %d nodes (%d ranks). "
                  "Run on more nodes, emulate nodes with --emulate-nodes K, or choose fewer "
                  "--congestors.\n",
-                 min_nodes, run->plan->n_congestors, o->canary_fraction, run->nodes.n_nodes,
+                 min_nodes, run->plan->n_congestors, plan->canary_fraction, run->nodes.n_nodes,
                  run->size);
     }
     if (colocated && run->nodes.ppn_min < 2)

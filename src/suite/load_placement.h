@@ -8,7 +8,7 @@
 /* Too few nodes, or ranks per node, for the chosen placement: exit 1 on
  * every rank with the minimum. */
 void load_check_node_count(run_t *run);
-/* Placement of the current repetition (run->seed); kept on rank 0 for the
+/* Placement of the current repetition (run_seed()); kept on rank 0 for the
  * JSON. Exits when a kernel would get fewer than two nodes. */
 void load_place(run_t *run);
 /* The reference's node-list files; later repetitions get "_r<N>" files. */

@@ -28,16 +28,16 @@
 /* 1. The canaries alone; every congestor waits. */
 static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
 {
-    const run_plan_t *o = run->plan;
+    const run_plan_t *plan = run->plan;
     if (run->rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", o->verbose);
-    for (int t = 0; t < o->n_tests; t++) {
-        progress_step("isolated", o->tests[t].name, o->time_limit);
+        report_table_begin(stdout, "Isolated Network Tests", plan->verbose);
+    for (int t = 0; t < plan->n_tests; t++) {
+        progress_step("isolated", plan->tests[t].name, plan->time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->canary_test != MPI_COMM_NULL)
-            canary_measure(&o->tests[t], ro->canary_slice, ro->canary_slice_index,
+            canary_measure(&plan->tests[t], ro->canary_slice, ro->canary_slice_index,
                            ro->canary_test, acc, NULL);
         double wall = MPI_Wtime() - start;
         suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
@@ -122,21 +122,17 @@ int network_load_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){burst_sweep_json, NULL});
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
-    const run_plan_t *o = run.plan;
+    const run_plan_t *plan = run.plan;
     load_check_node_count(&run);
     if (run.rank == 0) {
-        run.rep_seeds = xcalloc((size_t)o->repeat, sizeof(uint64_t));
-        run.rep_placement = xcalloc((size_t)o->repeat, sizeof(placement_t));
+        run.rep_placement = xcalloc((size_t)plan->repeat, sizeof(placement_t));
     }
-    int cells = o->congestor_sweep ? run.plan->n_congestors : 0;
-    cells += o->n_burst_cells;
+    int cells = plan->congestor_sweep ? run.plan->n_congestors : 0;
+    cells += plan->n_burst_cells;
     int steps =
-        o->repeat * ((2 + cells) * run.plan->n_tests + (o->verbose ? run.plan->n_congestors : 0));
+        plan->repeat * ((2 + cells) * run.plan->n_tests + (plan->verbose ? run.plan->n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
-    uint64_t first_seed = run.seed;
-    for (run.repetition = 1; run.repetition <= o->repeat; run.repetition++) {
-        /* A fresh placement seed each repetition unless --seed fixes it. */
-        run.seed = o->seed_given ? first_seed : first_seed + (uint64_t)(run.repetition - 1);
+    for (run.repetition = 1; run.repetition <= plan->repeat; run.repetition++) {
         if (run.repetition > 1)
             placement_free(&run.placement);
         load_place(&run);
@@ -151,18 +147,18 @@ int network_load_test_main(int argc, char **argv)
         load_write_node_lists(&run);
         if (run.repetition == 1) {
             print_preamble(&run);
-            progress_init(run.rank == 0 && !o->quiet, run.t0, steps);
+            progress_init(run.rank == 0 && !plan->quiet, run.t0, steps);
         }
-        if (o->repeat > 1 && run.rank == 0)
-            printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, o->repeat,
-                   (unsigned long long)run.seed);
+        if (plan->repeat > 1 && run.rank == 0)
+            printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, plan->repeat,
+                   (unsigned long long)run_seed(&run));
 
         isolated_phase(&run, &ro, acc);
-        if (o->verbose)
+        if (plan->verbose)
             baseline_phase(&run, &ro, acc);
         load_phase_t phase;
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
-        for (int cell = 0; o->congestor_sweep && cell < run.plan->n_congestors; cell++) {
+        for (int cell = 0; plan->congestor_sweep && cell < run.plan->n_congestors; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
             kernel_phase(&run, cell, &phase);
@@ -175,12 +171,12 @@ int network_load_test_main(int argc, char **argv)
         load_sync_free(&sync);
         roles_free(&run, &ro);
     }
-    run.repetition = o->repeat;
-    if (run.rank == 0 && o->congestor_sweep)
+    run.repetition = plan->repeat;
+    if (run.rank == 0 && plan->congestor_sweep)
         load_summary_print_matrix(stdout, &run);
     if (run.rank == 0)
         burst_sweep_print_matrix(stdout, &run);
-    if (run.rank == 0 && o->repeat > 1)
+    if (run.rank == 0 && plan->repeat > 1)
         load_summary_print_repeats(stdout, &run);
     free(acc);
     node_probe_run(&run, &probe); /* --node-probe: after every published phase */

@@ -176,7 +176,7 @@ static void json_repeats(json_writer_t *w, const run_t *run)
     jw_int(w, "runs", n);
     jw_array_begin(w, "seeds");
     for (int r = 0; r < n && r < run->repetition; r++)
-        jw_int(w, NULL, (long long)run->rep_seeds[r]);
+        jw_int(w, NULL, (long long)run->plan->seeds[r]);
     jw_array_end(w);
     jw_array_begin(w, "metrics");
     for (int t = 0; t < run->plan->n_tests; t++) {

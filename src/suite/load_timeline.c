@@ -18,7 +18,7 @@
 enum { MSG_WIDTH, MSG_DURING, MSG_BETWEEN = MSG_DURING + 3, MSG_SUM = MSG_BETWEEN + 3,
        MSG_COUNT = MSG_SUM + TIMELINE_BINS, MSG_LEN = MSG_COUNT + TIMELINE_BINS };
 
-static uint64_t schedule_seed(const run_t *run) { return run->seed; }
+static uint64_t schedule_seed(const run_t *run) { return run_seed(run); }
 
 /* A fingerprint of the first cycles: equal on every rank that derived the
  * same schedule. */

@@ -49,15 +49,15 @@ static void config_official(json_writer_t *w, const run_t *run)
 
 static void show_seed(const run_t *run)
 {
-    printf("   seed = %llu (%s)\n", (unsigned long long)run->seed,
-               run->seed_from_time ? "time on rank 0" : "--seed");
+    printf("   seed = %llu (%s)\n", (unsigned long long)run_seed(run),
+               run->plan->seed_from_time ? "time on rank 0" : "--seed");
 }
 
 static void config_seed(json_writer_t *w, const run_t *run)
 {
     /* With --repeat, the first repetition's (repetitions[] has them all). */
-    jw_int(w, "seed", (long long)(run->rep_seeds ? run->rep_seeds[0] : run->seed));
-    jw_string(w, "seed_source", run->seed_from_time ? "time" : "option");
+    jw_int(w, "seed", (long long)run->plan->seeds[0]);
+    jw_string(w, "seed_source", run->plan->seed_from_time ? "time" : "option");
 }
 
 static void show_congestors(const run_t *run)
@@ -107,7 +107,7 @@ static void show_repeat(const run_t *run)
 {
     if (run->plan->repeat > 1)
         printf("   repeat = %d (%s)\n", run->plan->repeat,
-               run->plan->seed_given ? "same seed each time" : "fresh placement seed each time");
+               run->plan->seed_from_time ? "fresh placement seed each time" : "same seed each time");
 }
 
 /* network_congestor's: per round, of the kernels or of the flows. */

@@ -126,7 +126,7 @@ static void write_placements(json_writer_t *w, const run_t *run)
     for (int r = 0; r < run->repetition; r++) {
         jw_object_begin(w, NULL);
         jw_int(w, "repetition", r + 1);
-        jw_int(w, "seed", (long long)run->rep_seeds[r]);
+        jw_int(w, "seed", (long long)run->plan->seeds[r]);
         write_placement(w, run, &run->rep_placement[r]);
         jw_object_end(w);
     }

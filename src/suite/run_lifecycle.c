@@ -116,11 +116,14 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: %s\n", program_name(program), err);
     opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
                                     sizeof(err));
+    /* A usage error is its one line and where the options are listed: the
+     * whole usage after it would bury the line a wrapper or a person reads. */
+    if (st == OPT_ERROR)
+        exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
+                 program_name(program));
     if (st != OPT_RUN) {
         static char usage[8192];
         options_usage(program, &tests, &congestors, usage, sizeof(usage));
-        if (st == OPT_ERROR)
-            exit_all(2, "%s: %s\n\n%s", program_name(program), err, usage);
         if (run->rank == 0) {
             if (st == OPT_HELP)
                 fputs(usage, stdout);
@@ -141,23 +144,19 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
                             : thread_level == MPI_THREAD_FUNNELED   ? "funneled"
                                                                     : "single";
 
+    /* Without --seed the placement seed is rank 0's clock (the reference
+     * default, so placement cannot be tuned for), read before the plan is
+     * built because the plan itself needs no MPI. */
+    unsigned long long clock_seed = 0;
+    if (!run->opt.seed_given) {
+        clock_seed = (unsigned long long)time(NULL);
+        MPI_Bcast(&clock_seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
+    }
     /* The one place the options become the plan; nothing changes it after. */
     run_plan_t *plan = xmalloc(sizeof(*plan));
-    run_plan_build(plan, &run->opt, program);
+    run_plan_build(plan, &run->opt, program, clock_seed);
     run->plan = plan;
     run->repetition = 1;
-
-    /* The placement seed: given, or rank 0's clock (needs MPI, so beside
-     * the plan rather than in it). */
-    unsigned long long seed = run->opt.seed;
-    run->seed_from_time = !run->plan->seed_given;
-    if (run->seed_from_time) {
-        /* The reference default: rank 0's clock, so placement cannot be
-         * tuned for. */
-        seed = (unsigned long long)time(NULL);
-        MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
-    }
-    run->seed = seed;
 
     if (nodes_discover(&run->nodes, run->world, run->plan->emulate_ppn, run->plan->emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
@@ -204,7 +203,6 @@ void run_finish(run_t *run, int exit_status)
                 placement_free(&run->rep_placement[i]);
         free(run->rep_placement);
     }
-    free(run->rep_seeds);
     if (run->have_placement)
         placement_free(&run->placement);
     nodes_free(&run->nodes);

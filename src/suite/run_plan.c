@@ -114,7 +114,7 @@ static void plan_burst_cells(run_plan_t *p, const options_t *o)
 
 static void copy_path(char *dst, const char *src) { snprintf(dst, OPT_PATH_MAX, "%s", src); }
 
-void run_plan_build(run_plan_t *p, const options_t *o, program_t program)
+void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed)
 {
     memset(p, 0, sizeof(*p));
     p->program = program;
@@ -136,7 +136,10 @@ void run_plan_build(run_plan_t *p, const options_t *o, program_t program)
     p->node_probe = o->node_probe;
     p->placement = o->placement;
     p->canary_fraction = o->canary_fraction;
-    p->seed_given = o->seed_given;
+    p->seed_from_time = !o->seed_given;
+    int reps = p->repeat < 1 ? 1 : p->repeat < OPT_MAX_REPEAT ? p->repeat : OPT_MAX_REPEAT;
+    for (int r = 0; r < reps; r++)
+        p->seeds[r] = p->seed_from_time ? clock_seed + (uint64_t)r : o->seed;
     plan_burst_cells(p, o);
     p->duration = o->duration;
     p->report_interval = o->report_interval;

@@ -15,6 +15,8 @@
 #ifndef GPCNET_RUN_PLAN_H
 #define GPCNET_RUN_PLAN_H
 
+#include <stdint.h>
+
 #include "canary/canary.h"
 #include "congestor/congestor.h"
 #include "suite/option_parse.h"
@@ -50,7 +52,11 @@ typedef struct {
     int node_probe;       /* rounds of the per-node probe (0: none) */
     placement_kind_t placement;
     double canary_fraction;
-    int seed_given;       /* the placement seed is fixed across repetitions */
+    /* The placement seed of each repetition, as resolved: --seed's value
+     * every time, or (the reference default) rank 0's clock at start plus
+     * the repetition's index, a fresh placement each repetition. */
+    int seed_from_time;
+    uint64_t seeds[OPT_MAX_REPEAT];
 
     /* --burst-sweep: the grid and each cell's shape, intensity outermost,
      * OFF fastest (burst_sweep.c runs one loaded phase per cell). */
@@ -78,7 +84,9 @@ typedef struct {
     char non_default[512]; /* comma-separated setting names */
 } run_plan_t;
 
-/* Fills p from o for program (o as options_parse left it). */
-void run_plan_build(run_plan_t *p, const options_t *o, program_t program);
+/* Fills p from o for program (o as options_parse left it). clock_seed is
+ * the placement seed when --seed is not given: rank 0's clock, which the
+ * caller reads and broadcasts (the plan itself needs no MPI). */
+void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed);
 
 #endif

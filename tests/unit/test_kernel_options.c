@@ -88,7 +88,7 @@ static void settings_and_config(void)
     run.program = PROGRAM_NETWORK_LOAD_TEST;
     CHECK(parse(&run.opt, run.program, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
           OPT_RUN);
-    run_plan_build(&plan, &run.opt, run.program);
+    run_plan_build(&plan, &run.opt, run.program, 0);
     run.plan = &plan;
     run.nodes.ppn_max = run.nodes.ppn_min = 1;
     const char *settings = captured(options_print_settings, &run, NULL);

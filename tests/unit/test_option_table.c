@@ -235,7 +235,7 @@ static void settings_and_config_carry_every_option(void)
         snprintf(run.opt.stop_file, OPT_PATH_MAX, "stop"); /* these two too */
         snprintf(run.opt.start_file, OPT_PATH_MAX, "start");
         static run_plan_t plan;
-        run_plan_build(&plan, &run.opt, programs[p]);
+        run_plan_build(&plan, &run.opt, programs[p], 0);
         run.plan = &plan;
         run.nodes.ppn_max = run.nodes.ppn_min = 1;
         static char config[16384];
