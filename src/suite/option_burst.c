@@ -1,29 +1,24 @@
 #include "suite/option_burst.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* One duration: a number and an optional unit, into seconds. */
+#include "suite/option_number.h"
+
+/* One duration: a decimal number (option_number.h) and an optional unit,
+ * us, ms or s, into seconds. */
 static int duration(const char *s, size_t len, double *out)
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof(buf))
-        return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (end == buf || errno == ERANGE || !isfinite(v))
-        return -1;
-    double scale = strcmp(end, "us") == 0   ? 1e-6
-                   : strcmp(end, "ms") == 0 ? 1e-3
-                   : strcmp(end, "s") == 0 || *end == '\0' ? 1.0
-                                                           : -1.0;
-    if (scale < 0.0)
+    double scale = 1.0;
+    if (len >= 2 && (memcmp(s + len - 2, "us", 2) == 0 || memcmp(s + len - 2, "ms", 2) == 0)) {
+        scale = s[len - 2] == 'u' ? 1e-6 : 1e-3;
+        len -= 2;
+    } else if (len >= 1 && s[len - 1] == 's') {
+        len -= 1;
+    }
+    double v;
+    if (option_decimal(s, len, &v))
         return -1;
     *out = v * scale;
     return 0;
@@ -62,13 +57,7 @@ static int sweep_list(const char *s, size_t len, int durations, double *out, int
             if (duration(s, item, &v) || !(v > 0.0) || v > BURST_MAX_SECONDS)
                 return -1;
         } else {
-            char buf[32], *end;
-            if (item == 0 || item >= sizeof(buf))
-                return -1;
-            memcpy(buf, s, item);
-            buf[item] = '\0';
-            v = strtod(buf, &end);
-            if (*end != '\0' || !(v > 0.0 && v <= 1.0))
+            if (option_decimal(s, item, &v) || !(v > 0.0 && v <= 1.0))
                 return -1;
         }
         out[(*n)++] = v;

@@ -1,7 +1,6 @@
 /* The command line: parse and validate argv against the option table. */
 #include "suite/option_parse.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "infra/placement.h"
 #include "suite/option_burst.h"
+#include "suite/option_number.h"
 #include "suite/option_table.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -22,14 +22,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* A whole decimal number that fits a long: 0, else -1. */
-static int whole_number(const char *s, long *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtol(s, &end, 10);
-    return *s == '\0' || *end != '\0' || errno == ERANGE ? -1 : 0;
-}
-
 static int catalog_find(const name_catalog_t *cat, const char *name, size_t len)
 {
     for (int i = 0; i < cat->count; i++) {
@@ -94,7 +86,7 @@ static int parse_list(const char *opt, const char *s, const name_catalog_t *cat,
                 return fail(err, errlen, "%s: bad weight in '%.*s'", opt, (int)toklen, p);
             memcpy(wbuf, colon + 1, wl);
             wbuf[wl] = '\0';
-            if (whole_number(wbuf, &w) || w < 1 || w > 64)
+            if (option_whole(wbuf, &w) || w < 1 || w > 64)
                 return fail(err, errlen, "%s: expected a whole number from 1 to 64, got '%s'",
                             opt, wbuf);
         }
@@ -169,7 +161,6 @@ static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *
     int *given = r->given != OPT_NO_FIELD ? (int *)((char *)o + r->given) : NULL;
     long l = 0;
     double d = 0.0;
-    char *end;
     switch (r->type) {
     case OT_FLAG:
         *(int *)f = 1;
@@ -193,9 +184,7 @@ static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *
             }
         return bad_value(r, opt, val, err, errlen);
     case OT_DOUBLE:
-        errno = 0;
-        d = strtod(val, &end);
-        if (*val == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d) || !in_limits(r, d))
+        if (option_decimal(val, strlen(val), &d) || !in_limits(r, d))
             return bad_value(r, opt, val, err, errlen);
         *(double *)f = d;
         break;
@@ -204,7 +193,7 @@ static int apply(options_t *o, const opt_row_t *r, const char *opt, const char *
             *given = 0; /* the default (--seed time) */
             return 0;
         }
-        if (whole_number(val, &l) || !in_limits(r, (double)l) ||
+        if (option_whole(val, &l) || !in_limits(r, (double)l) ||
             (r->multiple > 1 && l % r->multiple != 0))
             return bad_value(r, opt, val, err, errlen);
         if (r->type == OT_INT)

@@ -130,7 +130,7 @@ const opt_row_t option_table[] = {
      .key = "congestor_sweep", .official = OPT_ANY, .config = OPT_LT,
      .label = "congestor sweep", .show_note = " (each congestor alone, then all together)",
      .show_set = 1},
-    {"--repeat", NULL, OPT_LT, OT_INT, OPT_FIELD(repeat, int), NONE, .lo = 1, .hi = 1000,
+    {"--repeat", NULL, OPT_LT, OT_INT, OPT_FIELD(repeat, int), NONE, .lo = 1, .hi = OPT_MAX_REPEAT,
      .def = 1, .metavar = "N",
      .help = "repeat the whole run N times (fresh placement\n"
              "seed each unless --seed); prints mean, min, max\n"

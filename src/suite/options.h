@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define OPT_MAX_LIST 32
+#define OPT_MAX_REPEAT 1000 /* --repeat's bound; the plan keeps a seed per repetition */
 #define OPT_PATH_MAX 4096
 #define OPT_KERNEL_VALUES_MAX 1024 /* bytes of every kernel's parameter struct */
 
