@@ -46,6 +46,14 @@ typedef enum {
 
 #define OPT_NO_FIELD ((size_t)-1)
 
+/* A key's place among the published keys of the three records, 1-based
+ * (0: after the published ones, in row order): the official-default list
+ * (options_non_default), the settings lines and the JSON config. The
+ * reference fixed these orders; a new key needs none. */
+typedef struct {
+    unsigned char official, settings, config;
+} opt_at_t;
+
 /* In programs outside .config the key is left out, or null with
  * CONFIG_NULL_ELSEWHERE; CONFIG_NULL_AT_DEFAULT: null also at the default
  * (the default means "off"). */
@@ -87,6 +95,7 @@ typedef struct {
     int official;
     int config;         /* programs whose config carries the key */
     int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
+    opt_at_t at;        /* where the key goes in the records (first row of a key) */
 
     /* The settings line "   label = value unit note" (network_test and
      * network_load_test): .show_set: only when not the default; choices are

@@ -7,27 +7,32 @@
 
 #define MAX_SETS 256
 
-int kernel_options_sets(const kernel_options_t **sets, int max)
+int kernel_options_sets(const kernel_options_t **sets, const char **kernels, int max)
 {
     if (canary_kernel_count + congestor_kernel_count > max)
         return -1;
     int n = 0;
-    for (int i = 0; i < canary_kernel_count; i++)
+    for (int i = 0; i < canary_kernel_count; i++) {
+        kernels[n] = canary_kernels[i]->id;
         sets[n++] = &canary_kernels[i]->options;
-    for (int i = 0; i < congestor_kernel_count; i++)
+    }
+    for (int i = 0; i < congestor_kernel_count; i++) {
+        kernels[n] = congestor_kernels[i]->id;
         sets[n++] = &congestor_kernels[i]->options;
+    }
     return n;
 }
 
 int kernel_options_install(char *err, size_t errlen)
 {
     const kernel_options_t *sets[MAX_SETS];
-    int n = kernel_options_sets(sets, MAX_SETS);
+    const char *kernels[MAX_SETS];
+    int n = kernel_options_sets(sets, kernels, MAX_SETS);
     if (n < 0) {
         snprintf(err, errlen, "kernel options: more than %d kernels", MAX_SETS);
         return -1;
     }
-    return option_rows_install(sets, n, err, errlen);
+    return option_rows_install(sets, kernels, n, err, errlen);
 }
 
 /* Copies set's values in o over own (left as it is when set declares

@@ -12,9 +12,9 @@
 #include "suite/options.h"
 
 /* Every kernel's declaration, the canaries' then the congestors', in
- * their tables' order, into sets (at most max); returns how many, or -1
- * when more than max. */
-int kernel_options_sets(const kernel_options_t **sets, int max);
+ * their tables' order, into sets and its kernel's id into kernels (at
+ * most max); returns how many, or -1 when more than max. */
+int kernel_options_sets(const kernel_options_t **sets, const char **kernels, int max);
 
 /* Appends every kernel's option rows to the option table, in that order
  * (option_rows_install). Before options_parse; -1 with one line in err

@@ -361,10 +361,10 @@ opt_status_t options_parse(options_t *o, program_t program, int argc, char **arg
 }
 
 int options_non_default(const options_t *o, program_t program, int tests_default,
-                        int congestors_default, char *buf, size_t len)
+                        int congestors_default, const option_runs_t *runs, char *buf, size_t len)
 {
     const char *keys[OPT_MAX_KEYS];
-    int n_keys = option_keys(option_official_order, keys, OPT_MAX_KEYS), n = 0;
+    int n_keys = option_keys(OPT_ORDER_OFFICIAL, NULL, 0, keys, OPT_MAX_KEYS), n = 0;
     buf[0] = '\0';
     for (int k = 0; k < n_keys; k++) {
         int differs = 0;
@@ -372,6 +372,9 @@ int options_non_default(const options_t *o, program_t program, int tests_default
             const opt_row_t *r = option_row(i);
             if (r->variant || !r->key || strcmp(r->key, keys[k]) != 0 ||
                 !(r->official & option_program_bit(program)))
+                continue;
+            const kernel_options_t *set = option_row_kernel(r, NULL);
+            if (set && runs && !runs->kernel_runs(runs->ctx, set))
                 continue;
             differs |= r->type == OT_TESTS        ? !tests_default
                        : r->type == OT_CONGESTORS ? !congestors_default

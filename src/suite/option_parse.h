@@ -7,9 +7,17 @@
 
 #include <stddef.h>
 
+#include "infra/option_row.h"
 #include "suite/options.h"
 
 void options_defaults(options_t *o, program_t program);
+
+/* Whether the kernel that declared set runs (ctx: the caller's, the run
+ * plan). */
+typedef struct {
+    int (*kernel_runs)(const void *ctx, const kernel_options_t *set);
+    const void *ctx;
+} option_runs_t;
 
 /* Parse argv. On OPT_ERROR, err holds a one-line message (no usage). */
 opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,
@@ -24,8 +32,10 @@ void options_usage(program_t program, const name_catalog_t *tests,
  * from the published configuration, comma-separated into buf (empty when
  * none); returns how many. The test and congestor lists are judged by the
  * caller, who knows the kernels' defaults (tests_default,
- * congestors_default: 1 when the selection is the default one). */
+ * congestors_default: 1 when the selection is the default one). A
+ * kernel's own option counts only when runs says its kernel runs (runs
+ * NULL: every kernel). */
 int options_non_default(const options_t *o, program_t program, int tests_default,
-                        int congestors_default, char *buf, size_t len);
+                        int congestors_default, const option_runs_t *runs, char *buf, size_t len);
 
 #endif

@@ -15,10 +15,12 @@
 #define VALUES_ALIGN 16
 
 static opt_row_t kernel_rows[KERNEL_ROWS_MAX];
+static int row_set[KERNEL_ROWS_MAX]; /* the installed[] entry a kernel row belongs to */
 static int n_kernel_rows;
 static struct {
     const kernel_options_t *set;
-    size_t base; /* in options_t.kernel_values */
+    const char *kernel; /* its kernel's id */
+    size_t base;        /* in options_t.kernel_values */
 } installed[KERNEL_SETS_MAX];
 static int n_installed;
 
@@ -82,7 +84,8 @@ static int refuse(char *err, size_t errlen, const opt_row_t *r, const char *why)
     return -1;
 }
 
-int option_rows_install(const kernel_options_t *const *sets, int n, char *err, size_t errlen)
+int option_rows_install(const kernel_options_t *const *sets, const char *const *kernels, int n,
+                        char *err, size_t errlen)
 {
     size_t base = 0;
     n_kernel_rows = n_installed = 0;
@@ -94,6 +97,7 @@ int option_rows_install(const kernel_options_t *const *sets, int n, char *err, s
             return refuse(err, errlen, k->n_rows ? &k->rows[0] : &(opt_row_t){0},
                           "no room for the kernel's parameter struct");
         installed[n_installed].set = k;
+        installed[n_installed].kernel = kernels[s];
         installed[n_installed++].base = base;
         for (int i = 0; i < k->n_rows; i++) {
             const opt_row_t *r = &k->rows[i];
@@ -110,6 +114,7 @@ int option_rows_install(const kernel_options_t *const *sets, int n, char *err, s
                 return refuse(err, errlen, r, "too many kernel options");
             if (taken(r, option_table_count + n_kernel_rows))
                 return refuse(err, errlen, r, "its name or key is already an option's");
+            row_set[n_kernel_rows] = n_installed - 1;
             opt_row_t *row = &kernel_rows[n_kernel_rows++];
             *row = *r;
             row->field = offsetof(options_t, kernel_values) + base + r->field;
@@ -133,4 +138,14 @@ void option_rows_defaults(options_t *o)
     for (int i = 0; i < n_installed; i++)
         memcpy(o->kernel_values.bytes + installed[i].base, installed[i].set->defaults,
                installed[i].set->size);
+}
+
+const kernel_options_t *option_row_kernel(const opt_row_t *row, const char **kernel)
+{
+    if (row < kernel_rows || row >= kernel_rows + n_kernel_rows)
+        return NULL;
+    int s = row_set[row - kernel_rows];
+    if (kernel)
+        *kernel = installed[s].kernel;
+    return installed[s].set;
 }

@@ -2,6 +2,7 @@
  * in the order --help lists them. */
 #include "suite/option_table.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,21 +28,25 @@ const opt_row_t option_table[] = {
      .help = "show the version and exit"},
     {"--verbose", "-v", OPT_NT, OT_FLAG, OPT_FIELD(verbose, int), NONE,
      .help = "verbose tables: Min, Max, Avg(Worst), 99.9%", .key = "verbose",
-     .config = OPT_ANY, .label = "verbose"},
+     .config = OPT_ANY, .label = "verbose",
+     .at = {.settings = 21, .config = 11}},
     {"--verbose", "-v", OPT_LT, .variant = 1,
      .help = "verbose tables: Min, Max, Avg(Worst), 99.9%,\nand the isolated congestor baselines"},
     {"--quiet", "-q", OPT_ANY, OT_FLAG, OPT_FIELD(quiet, int), NONE,
      .help = "no progress lines on stderr"},
     {"--tests", NULL, OPT_NT, OT_TESTS, OPT_FIELD(tests, int *), NONE, .metavar = "LIST",
      .help = "tests to run in order (default: all {n_tests}" TESTS_HELP_TAIL, .key = "tests",
-     .official = OPT_ANY},
+     .official = OPT_ANY,
+     .at = {.official = 1, .settings = 18, .config = 8}},
     {"--tests", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
      .help = "tests to run in order (default: 3 canaries" TESTS_HELP_TAIL},
     {"--congestors", NULL, OPT_NC, OT_CONGESTORS, OPT_FIELD(congestors, int *), NONE,
-     .metavar = "LIST", .help = CONGESTORS_HELP, .key = "congestors", .official = OPT_ANY},
+     .metavar = "LIST", .help = CONGESTORS_HELP, .key = "congestors", .official = OPT_ANY,
+     .at = {.official = 2, .settings = 5, .config = 5}},
     {"--seed", NULL, OPT_NC, OT_U64, OPT_FIELD(seed, uint64_t), GIVEN(seed_given), .lo = 0,
      .hi = 2147483647.0, .keyword = "time", .metavar = "N|time",
-     .help = "seed of the node dealing" SEED_HELP_TAIL, .key = "seed", .official = OPT_LT},
+     .help = "seed of the node dealing" SEED_HELP_TAIL, .key = "seed", .official = OPT_LT,
+     .at = {.official = 3, .settings = 2, .config = 2}},
     {"--seed", NULL, OPT_LT, .variant = 1, .metavar = "N|time",
      .help = "placement seed" SEED_HELP_TAIL},
     {"--canary-fraction", NULL, OPT_LT, OT_DOUBLE, OPT_FIELD(canary_fraction, double),
@@ -49,7 +54,8 @@ const opt_row_t option_table[] = {
      .metavar = "F", .help = "share of nodes running canaries (default {default})",
      .key = "canary_fraction", .official = OPT_LT, .config = OPT_LT,
      .config_null = CONFIG_NULL_ELSEWHERE,
-     .label = "canary fraction"},
+     .label = "canary fraction",
+     .at = {.official = 5, .settings = 4, .config = 4}},
     {"--congestors", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
      .help = "congestor " CONGESTORS_HELP},
     /* Loop overrides: -1 keeps each kernel's own loops (congestor.h, the
@@ -57,16 +63,19 @@ const opt_row_t option_table[] = {
     {"--congestor-measurements", NULL, OPT_LT, OT_LONG,
      OPT_FIELD(congestor_measurements, long), NONE, .lo = 1, .hi = 1e7, .def = -1,
      .metavar = "N", .help = "measurements per congestor pass (default 256)",
-     .key = "congestor_measurements", .official = OPT_ANY},
+     .key = "congestor_measurements", .official = OPT_ANY,
+     .at = {.official = 11, .settings = 6, .config = 6}},
     {"--congestor-iterations", NULL, OPT_LT, OT_LONG,
      OPT_FIELD(congestor_iterations, long), NONE, .lo = 1, .hi = 1e7, .def = -1,
      .metavar = "N", .help = "override iterations per congestor measurement",
-     .key = "congestor_iterations", .official = OPT_ANY},
+     .key = "congestor_iterations", .official = OPT_ANY,
+     .at = {.official = 12, .settings = 8, .config = 7}},
     {"--congestor-bytes", NULL, OPT_LT | OPT_NC, OT_LONG, OPT_FIELD(congestor_bytes, long),
      NONE, .lo = 8, .hi = 64.0 * 1024 * 1024, .multiple = 8, .note = " (bytes of doubles)",
      .def = 4096, .metavar = "N", .help = "message size of every congestor (default {default})",
      .key = "congestor_bytes", .official = OPT_ANY, .config = OPT_LT,
-     .label = "congestor message", .unit = " B"},
+     .label = "congestor message", .unit = " B",
+     .at = {.official = 16, .settings = 7, .config = 17}},
     /* Bursts: recorded in the config by one hook ("burst", option_report.c),
      * only when given, so a steady run's config is the published one. */
     {"--burst", NULL, OPT_LT | OPT_NC, OT_BURST, OPT_FIELD(burst, double *), NONE,
@@ -104,17 +113,21 @@ const opt_row_t option_table[] = {
      .help = "iterations per pass (default 512, scaled)"},
     {"--duration", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(duration, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
-     .help = "stop after SEC seconds (default: no limit)", .key = "duration"},
+     .help = "stop after SEC seconds (default: no limit)", .key = "duration",
+     .at = {.settings = 9}},
     {"--stop-file", NULL, OPT_NC, PATH(stop_file), .metavar = "PATH",
      .help = "stop once PATH exists (checked every pass)", .key = "stop_file",
-     .label = "stop file", .show_set = 1},
+     .label = "stop file", .show_set = 1,
+     .at = {.settings = 10}},
     {"--start-file", NULL, OPT_NC, PATH(start_file), .metavar = "PATH",
      .help = "wait until PATH exists before congesting", .key = "start_file",
-     .label = "start file", .show_set = 1},
+     .label = "start file", .show_set = 1,
+     .at = {.settings = 11}},
     {"--report-interval", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(report_interval, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 5.0, .metavar = "SEC",
      .help = "seconds between bandwidth lines (default {default})", .key = "report_interval",
-     .label = "report interval", .unit = " s"},
+     .label = "report interval", .unit = " s",
+     .at = {.settings = 12}},
     {"--flows", NULL, OPT_NC, PATH(flows), .metavar = "FILE",
      .help = "instead of the kernels: point-to-point traffic\n"
              "along 'SRC DST' node-name lines (bullies)"},
@@ -124,18 +137,21 @@ const opt_row_t option_table[] = {
              "the rest (default, published); colocated: both on\n"
              "every node, half the ranks each (shared NICs)",
      .key = "placement", .official = OPT_ANY, .config = OPT_LT, .label = "placement",
-     .choice_text = placement_text},
+     .choice_text = placement_text,
+     .at = {.official = 17, .settings = 13, .config = 18}},
     {"--congestor-sweep", NULL, OPT_LT, OT_FLAG, OPT_FIELD(congestor_sweep, int), NONE,
      .help = "canaries under each congestor alone, then all\ntogether; prints the impact matrix",
      .key = "congestor_sweep", .official = OPT_ANY, .config = OPT_LT,
      .label = "congestor sweep", .show_note = " (each congestor alone, then all together)",
-     .show_set = 1},
+     .show_set = 1,
+     .at = {.official = 14, .settings = 14, .config = 15}},
     {"--repeat", NULL, OPT_LT, OT_INT, OPT_FIELD(repeat, int), NONE, .lo = 1, .hi = OPT_MAX_REPEAT,
      .def = 1, .metavar = "N",
      .help = "repeat the whole run N times (fresh placement\n"
              "seed each unless --seed); prints mean, min, max\n"
              "and coefficient of variation of every value",
-     .key = "repeat", .config = OPT_LT},
+     .key = "repeat", .config = OPT_LT,
+     .at = {.settings = 15, .config = 16}},
     {"--node-probe", NULL, OPT_NT | OPT_LT, OT_INT, OPT_FIELD(node_probe, int), NONE, .lo = 1,
      .hi = 1000, .metavar = "ROUNDS",
      .help = "after the tests, time every node against others\n"
@@ -144,7 +160,8 @@ const opt_row_t option_table[] = {
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",
-     .official = OPT_ANY, .config = OPT_ANY, .label = "time limit", .unit = " s per test"},
+     .official = OPT_ANY, .config = OPT_ANY, .label = "time limit", .unit = " s per test",
+     .at = {.official = 6, .settings = 17, .config = 9}},
     {"--converge", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(converge, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 1.0, .hi_open = 1, .what = "a relative tolerance",
      .note = " (e.g. 0.05)", .metavar = "TOL",
@@ -154,31 +171,39 @@ const opt_row_t option_table[] = {
      .key = "converge", .official = OPT_ANY, .config = OPT_ANY,
      .config_null = CONFIG_NULL_AT_DEFAULT,
      .label = "converge",
-     .show_note = " (a test ends once its Avg and 99% are known to this)", .show_set = 1},
+     .show_note = " (a test ends once its Avg and 99% are known to this)", .show_set = 1,
+     .at = {.official = 15, .settings = 16, .config = 14}},
     {"--measurements", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(measurements, long), NONE,
      .lo = 1, .hi = 1e7, .def = -1, .metavar = "N",
-     .help = "override measurements per test (nM)", .key = "measurements", .official = OPT_ANY},
+     .help = "override measurements per test (nM)", .key = "measurements", .official = OPT_ANY,
+     .at = {.official = 7}},
     {"--rings", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(rings, long), NONE, .lo = 1,
      .hi = 100000, .def = -1, .metavar = "N",
-     .help = "override random rings per measurement (nR)", .key = "rings", .official = OPT_ANY},
+     .help = "override random rings per measurement (nR)", .key = "rings", .official = OPT_ANY,
+     .at = {.official = 8}},
     {"--iterations", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(iterations, long), NONE, .lo = 1,
      .hi = 1e7, .def = -1, .metavar = "N", .help = "override timed iterations per ring (nI)",
-     .key = "iterations", .official = OPT_ANY},
+     .key = "iterations", .official = OPT_ANY,
+     .at = {.official = 9}},
     {"--warmup", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(warmup, long), NONE, .lo = 0,
      .hi = 1e7, .def = -1, .metavar = "N", .help = "override warm-up iterations",
-     .key = "warmup", .official = OPT_ANY},
+     .key = "warmup", .official = OPT_ANY,
+     .at = {.official = 10}},
     {"--ring-seed", NULL, OPT_MEASURING, OT_U64, OPT_FIELD(ring_seed, uint64_t),
      GIVEN(ring_seed_given), .lo = 0, .hi = 2147483647.0, .def = 1000, .metavar = "N",
      .help = "base seed of the random rings (default {default})", .key = "ring_seed",
-     .official = OPT_ANY, .config = OPT_ANY, .label = "ring seed"},
+     .official = OPT_ANY, .config = OPT_ANY, .label = "ring seed",
+     .at = {.official = 4, .settings = 3, .config = 3}},
     {"--nics-per-node", NULL, OPT_MEASURING, OT_INT, OPT_FIELD(nics_per_node, int), NONE,
      .lo = 1, .hi = 1024, .def = 1, .metavar = "N",
      .help = "NICs per node, to report ranks per port (default {default})",
-     .key = "nics_per_node", .config = OPT_ANY},
+     .key = "nics_per_node", .config = OPT_ANY,
+     .at = {.settings = 20, .config = 12}},
     /* Both emulations are one setting of the record: "emulated_nodes". */
     {"--emulate-nodes", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_ppn, int), NONE, .lo = 1,
      .hi = 1e6, .metavar = "K", .help = "treat every K consecutive ranks as one node",
-     .key = "emulated_nodes", .official = OPT_ANY},
+     .key = "emulated_nodes", .official = OPT_ANY,
+     .at = {.official = 13, .settings = 19, .config = 13}},
     {"--emulate-node-count", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_nodes, int), NONE,
      .lo = 1, .hi = 1e6, .metavar = "N",
      .help = "split the ranks into N equal nodes\n"
@@ -186,9 +211,11 @@ const opt_row_t option_table[] = {
      .key = "emulated_nodes", .official = OPT_ANY},
     {"--output-dir", NULL, OPT_ANY, PATH(output_dir), .def_text = ".", .metavar = "DIR",
      .help = "where results and node lists go (default {default})", .key = "output_dir",
-     .config = OPT_ANY},
+     .config = OPT_ANY,
+     .at = {.config = 19}},
     {"--json", NULL, OPT_ANY, PATH(json_path), .metavar = "FILE",
-     .help = "results JSON (default DIR/{program}.json)", .key = "json"},
+     .help = "results JSON (default DIR/{program}.json)", .key = "json",
+     .at = {.settings = 23, .config = 20}},
     {"--force", NULL, OPT_ANY, OT_FLAG, OPT_FIELD(force, int), NONE,
      .help = "overwrite existing result files"},
     {"--deadline", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(deadline, double), NONE, .lo = 0.0,
@@ -204,34 +231,40 @@ const opt_row_t option_table[] = {
 
 const int option_table_count = (int)(sizeof(option_table) / sizeof(option_table[0]));
 
-const char *const option_official_order[] = {
-    "tests", "congestors", "seed", "ring_seed", "canary_fraction", "time_limit_s",
-    "measurements", "rings", "iterations", "warmup", "congestor_measurements",
-    "congestor_iterations", "emulated_nodes", "congestor_sweep", "converge",
-    "congestor_bytes", "placement", NULL};
-const char *const option_settings_order[] = {
-    "official_default", "seed", "ring_seed", "canary_fraction", "congestors",
-    "congestor_measurements", "congestor_bytes", "congestor_iterations", "duration",
-    "stop_file", "start_file", "report_interval", "placement", "congestor_sweep", "repeat",
-    "converge", "time_limit_s", "tests", "emulated_nodes", "nics_per_node", "verbose", "mpi",
-    "json", NULL};
-const char *const option_config_order[] = {
-    "official_default", "seed", "ring_seed", "canary_fraction", "congestors",
-    "congestor_measurements", "congestor_iterations", "tests", "time_limit_s", "loops",
-    "verbose", "nics_per_node", "emulated_nodes", "converge", "congestor_sweep", "repeat",
-    "congestor_bytes", "placement", "output_dir", "json", NULL};
+static int place(opt_at_t at, opt_order_t which)
+{
+    return which == OPT_ORDER_OFFICIAL ? at.official
+           : which == OPT_ORDER_SETTINGS ? at.settings
+                                         : at.config;
+}
 
-int option_keys(const char *const *pinned, const char **keys, int max)
+static int listed(const char **keys, int n, const char *key)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(keys[k], key) == 0)
+            return 1;
+    return 0;
+}
+
+int option_keys(opt_order_t which, const opt_record_key_t *extra, int n_extra, const char **keys,
+                int max)
 {
     int n = 0;
-    for (int i = 0; pinned[i] && n < max; i++)
-        keys[n++] = pinned[i];
+    /* The published keys by place (a place names one key:
+     * tests/unit/test_option_table.c), then the others in row order. */
+    for (int at = 1; at <= UCHAR_MAX && n < max; at++) {
+        for (int e = 0; e < n_extra && n < max; e++)
+            if (place(extra[e].at, which) == at)
+                keys[n++] = extra[e].key;
+        for (int i = 0; i < option_count() && n < max; i++) {
+            const opt_row_t *r = option_row(i);
+            if (r->key && !r->variant && place(r->at, which) == at && !listed(keys, n, r->key))
+                keys[n++] = r->key;
+        }
+    }
     for (int i = 0; i < option_count() && n < max; i++) {
         const char *key = option_row(i)->key;
-        int seen = !key;
-        for (int k = 0; k < n && !seen; k++)
-            seen = strcmp(keys[k], key) == 0;
-        if (!seen)
+        if (key && !listed(keys, n, key))
             keys[n++] = key;
     }
     return n;

@@ -22,7 +22,8 @@ extern const int option_table_count;
 int option_count(void);
 const opt_row_t *option_row(int i);
 
-/* Appends the rows of n kernels' declarations after the table's (once,
+/* Appends the rows of n kernels' declarations (kernels[i]: the id of the
+ * kernel declaring sets[i]) after the table's (once,
  * before options_defaults; a second call replaces the first). Each
  * kernel's parameter struct gets its place in options_t.kernel_values,
  * starting as its defaults, and its rows are the kernel's rows with .field
@@ -30,25 +31,35 @@ const opt_row_t *option_row(int i);
  * take (a name or key already used, a type kernels cannot declare, a
  * field outside the struct, too many rows) is refused: -1, with one line
  * in err naming the row. */
-int option_rows_install(const kernel_options_t *const *sets, int n, char *err, size_t errlen);
+int option_rows_install(const kernel_options_t *const *sets, const char *const *kernels, int n,
+                        char *err, size_t errlen);
+/* The declaration a kernel's row came from, and its kernel's id (kernels[]
+ * of option_rows_install) in *kernel when not NULL; NULL for a row of the
+ * table. A kernel's options are used, printed and recorded only in runs
+ * of that kernel (docs/design.md#a-kernels-own-options). */
+const kernel_options_t *option_row_kernel(const opt_row_t *row, const char **kernel);
 /* The values of set's parameter struct in o, or NULL when set is not
  * installed. */
 const void *option_kernel_values(const options_t *o, const kernel_options_t *set);
 /* Writes every installed kernel's defaults into o (options_defaults). */
 void option_rows_defaults(options_t *o);
 
-/* The order of the keys in the official-default list, the settings lines
- * and the JSON config: the published one, kept byte for byte (NULL-ended;
- * some are not options: "mpi", "official_default"). A keyed row missing
- * from a list comes after the listed ones, in table order. */
-extern const char *const option_official_order[];
-extern const char *const option_settings_order[];
-extern const char *const option_config_order[];
+/* The three records that list keys in the reference's order. */
+typedef enum { OPT_ORDER_OFFICIAL, OPT_ORDER_SETTINGS, OPT_ORDER_CONFIG } opt_order_t;
+/* A key a record lists that no row has ("mpi", "official_default",
+ * "loops"), and its place (option_report.c). */
+typedef struct {
+    const char *key;
+    opt_at_t at;
+} opt_record_key_t;
 /* Room for every key: the table's, the kernels' rows' (at most 64,
- * option_rows.c) and the pinned ones that are not options. */
+ * option_rows.c) and the record keys that are not options. */
 #define OPT_MAX_KEYS 160
-/* pinned then every other key of the table, once each; returns how many. */
-int option_keys(const char *const *pinned, const char **keys, int max);
+/* The keys of record which, in its order: those with a place (the rows'
+ * .at, and extra's) by place, then every other key of the rows, once
+ * each, in row order. Returns how many. */
+int option_keys(opt_order_t which, const opt_record_key_t *extra, int n_extra, const char **keys,
+                int max);
 
 /* A program's bit (OPT_NT, OPT_LT or OPT_NC). */
 int option_program_bit(program_t program);

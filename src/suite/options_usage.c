@@ -124,15 +124,23 @@ static size_t column_width(const opt_row_t *row)
     return strlen(line);
 }
 
+/* The rows listed together: the table's, or one kernel's. */
+static int same_group(const opt_row_t *a, const opt_row_t *b)
+{
+    return option_row_kernel(a, NULL) == option_row_kernel(b, NULL);
+}
+
 /* The help starts at column 29; a run of options too long for it (among
- * those the program lists) starts theirs two columns after its longest. */
+ * those of its group the program lists) starts theirs two columns after
+ * its longest. */
 static size_t help_column(int bit, int i)
 {
-    if (column_width(option_row(i)) + 1 <= HELP_COLUMN)
+    const opt_row_t *row = option_row(i);
+    if (column_width(row) + 1 <= HELP_COLUMN)
         return HELP_COLUMN;
     int first = i;
     for (int j = i - 1; j >= 0; j--) {
-        if (!(option_row(j)->scope & bit))
+        if (!(option_row(j)->scope & bit) || !same_group(option_row(j), row))
             continue;
         if (column_width(option_row(j)) + 1 <= HELP_COLUMN)
             break;
@@ -140,7 +148,7 @@ static size_t help_column(int bit, int i)
     }
     size_t column = HELP_COLUMN;
     for (int j = first; j < option_count(); j++) {
-        if (!(option_row(j)->scope & bit))
+        if (!(option_row(j)->scope & bit) || !same_group(option_row(j), row))
             continue;
         size_t w = column_width(option_row(j));
         if (w + 1 <= HELP_COLUMN)
@@ -149,6 +157,45 @@ static size_t help_column(int bit, int i)
             column = w + 2;
     }
     return column;
+}
+
+static void put_option(out_t *out, int bit, int i, program_t program,
+                       const name_catalog_t *tests)
+{
+    char line[128];
+    const opt_row_t *row = option_row(i);
+    size_t column = help_column(bit, i);
+    option_column(row, line, sizeof(line));
+    puts_(out, line);
+    size_t c = strlen(line);
+    do
+        puts_(out, " ");
+    while (++c < column);
+    put_help(out, row, program, tests);
+}
+
+/* The kernels' own options, under their kernel: used, printed and
+ * recorded only in a run of that kernel. Nothing when no kernel the
+ * program runs declares one. */
+static void put_kernel_options(out_t *out, int bit, program_t program,
+                               const name_catalog_t *tests)
+{
+    const kernel_options_t *last = NULL;
+    for (int i = 0; i < option_count(); i++) {
+        const char *kernel;
+        const kernel_options_t *set = option_row_kernel(option_row(i), &kernel);
+        if (!set || !(option_row(i)->scope & bit))
+            continue;
+        if (!last)
+            puts_(out, "\nOptions of one test or congestor (only in runs that select it):\n");
+        if (set != last) {
+            puts_(out, "  ");
+            puts_(out, kernel);
+            puts_(out, ":\n");
+            last = set;
+        }
+        put_option(out, bit, i, program, tests);
+    }
 }
 
 void options_usage(program_t program, const name_catalog_t *tests,
@@ -166,19 +213,10 @@ void options_usage(program_t program, const name_catalog_t *tests,
     if (program != PROGRAM_NETWORK_CONGESTOR)
         puts_(&out, official_note);
     puts_(&out, "\nOptions:\n");
-    for (int i = 0; i < option_count(); i++) {
-        const opt_row_t *row = option_row(i);
-        if (!(row->scope & bit))
-            continue;
-        size_t column = help_column(bit, i);
-        option_column(row, line, sizeof(line));
-        puts_(&out, line);
-        size_t c = strlen(line);
-        do
-            puts_(&out, " ");
-        while (++c < column);
-        put_help(&out, row, program, tests);
-    }
+    for (int i = 0; i < option_count(); i++)
+        if ((option_row(i)->scope & bit) && !option_row_kernel(option_row(i), NULL))
+            put_option(&out, bit, i, program, tests);
+    put_kernel_options(&out, bit, program, tests);
     puts_(&out, "\nExit status: 0 success, 1 run-time error (e.g. too few nodes), 2 bad usage.\n");
     if (option_lookup("--congestors", program)->scope & bit) {
         char names[1024];

@@ -157,6 +157,9 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run_plan_build(plan, &run->opt, program, clock_seed);
     run->plan = plan;
     run->repetition = 1;
+    if (run_plan_check_kernel_options(plan, &run->opt, err, sizeof(err)))
+        exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
+                 program_name(program));
 
     if (nodes_discover(&run->nodes, run->world, run->plan->emulate_ppn, run->plan->emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",

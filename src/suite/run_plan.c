@@ -6,6 +6,7 @@
 
 #include "congestor/flows.h"
 #include "suite/kernel_options.h"
+#include "suite/option_table.h"
 
 /* The tests with their limits; returns 1 when they are the default ones. */
 static int plan_tests(run_plan_t *p, const options_t *o, int load)
@@ -112,6 +113,41 @@ static void plan_burst_cells(run_plan_t *p, const options_t *o)
                                             .jitter = o->burst_jitter};
 }
 
+int run_plan_runs_kernel(const run_plan_t *p, const kernel_options_t *set)
+{
+    for (int i = 0; i < p->n_tests; i++)
+        if (&p->tests[i].kernel->options == set)
+            return 1;
+    for (int i = 0; i < p->n_congestors; i++)
+        if (&p->congestors[i].kernel->options == set)
+            return 1;
+    return 0;
+}
+
+static int kernel_runs(const void *ctx, const kernel_options_t *set)
+{
+    return run_plan_runs_kernel(ctx, set);
+}
+
+int run_plan_check_kernel_options(const run_plan_t *p, const options_t *o, char *err,
+                                  size_t errlen)
+{
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
+        const char *kernel;
+        const kernel_options_t *set = option_row_kernel(r, &kernel);
+        if (!set || run_plan_runs_kernel(p, set) || !option_differs(o, r))
+            continue;
+        /* network_test runs tests only: an option it takes is a test's. */
+        int canary = (r->scope & OPT_NT) != 0;
+        snprintf(err, errlen, "%s is an option of the %s %s, which this run does not run (name it "
+                 "in %s)", r->name, canary ? "test" : "congestor", kernel,
+                 canary ? "--tests" : "--congestors");
+        return -1;
+    }
+    return 0;
+}
+
 static void copy_path(char *dst, const char *src) { snprintf(dst, OPT_PATH_MAX, "%s", src); }
 
 void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed)
@@ -122,8 +158,9 @@ void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64
     p->converge_tol = o->converge;
     int tests_default = plan_tests(p, o, program == PROGRAM_NETWORK_LOAD_TEST);
     int congestors_default = plan_congestors(p, o);
+    option_runs_t runs = {kernel_runs, p};
     p->official_default = options_non_default(o, program, tests_default, congestors_default,
-                                              p->non_default, sizeof(p->non_default)) == 0;
+                                              &runs, p->non_default, sizeof(p->non_default)) == 0;
     if (program == PROGRAM_NETWORK_CONGESTOR && o->flows[0]) {
         /* The flow list is the traffic: one kernel, the flows. */
         p->flows = 1;

@@ -89,4 +89,14 @@ typedef struct {
  * caller reads and broadcasts (the plan itself needs no MPI). */
 void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed);
 
+/* 1 when the kernel that declared set (infra/option_row.h) runs in p: a
+ * test or a congestor of the plan. */
+int run_plan_runs_kernel(const run_plan_t *p, const kernel_options_t *set);
+
+/* 0, or -1 with one line in err when o sets an option of a kernel p does
+ * not run: a run that does not select a kernel is the run of a build
+ * without it, where the option is unknown. */
+int run_plan_check_kernel_options(const run_plan_t *p, const options_t *o, char *err,
+                                  size_t errlen);
+
 #endif
