@@ -22,6 +22,7 @@ def test_they_load_the_canaries_with_their_own_sizes_and_bursts(harness, tmp_pat
     assert [n for n, _ in t["Network Tests running with Congestion Tests - Key Results"]] == \
         ["RR Two-sided Lat (8 B)"]
     doc = harness.load_json(tmp_path / "network_load_test.json")
+    harness.schema_validator()(doc)  # python/gpcnet/data/results.schema.json
     rows = {tb["id"]: tb for tb in doc["tables"]}["congestors_during:rr_two_sided_lat"]["rows"]
     assert [r["test"] for r in rows] == ["moe_alltoallv", "fsdp", "pipeline"]
     # The printed size is each kernel's own message: the mean for MoE
