@@ -17,8 +17,9 @@
  * A kernel row's .field is the offset in the kernel's struct and its
  * default is the struct's value (the row gives no .def): the option table
  * appends the rows after its own (option_rows_install, suite/option_table.h),
- * so parsing, --help, the official-default check, the settings lines and
- * the JSON config take them as any other row. */
+ * so parsing takes them as any other row; --help lists them under their
+ * kernel, and the settings lines, the JSON config and the official-default
+ * check carry them only in runs of that kernel. */
 #ifndef GPCNET_OPTION_ROW_H
 #define GPCNET_OPTION_ROW_H
 
