@@ -97,6 +97,10 @@ typedef struct {
     int config;         /* programs whose config carries the key */
     int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
     opt_at_t at;        /* where the key goes in the records (first row of a key) */
+    /* Where the resolved value lives in the run plan: 1 + its offset in
+     * the plan's settings (suite/run_settings.h), copied there as the type
+     * says; 0: the plan derives it otherwise (or not at all). */
+    size_t plan;
 
     /* The settings line "   label = value unit note" (network_test and
      * network_load_test): .show_set: only when not the default; choices are

@@ -109,7 +109,7 @@ void burst_sweep_print_matrix(FILE *f, const run_t *run)
     fprintf(f, "\n%s\n",
             "+------------------------------------------------------------------------------+");
     report_title_line(f, "Congestion Impact by Burst Shape", WIDTH);
-    if (run->plan->repeat > 1)
+    if (run->plan->set.repeat > 1)
         report_title_line(f, "(mean over the repetitions)", WIDTH);
     fprintf(f, "%s\n| %31.31s | %6.6s | %6.6s | %4.4s | %7.7s | %7.7s |\n%s\n", matrix_bar, "Name",
             "ON", "OFF", "Rate", "Avg", "99%", matrix_bar);
@@ -186,6 +186,6 @@ void burst_sweep_json(json_writer_t *w, const run_t *run, const void *unused)
     jw_object_begin(w, "steady");
     json_impacts(w, run, IMPACT_ALL_CONGESTORS);
     jw_object_end(w);
-    jw_int(w, "repetitions", run->plan->repeat);
+    jw_int(w, "repetitions", run->plan->set.repeat);
     jw_object_end(w);
 }

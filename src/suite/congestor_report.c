@@ -62,14 +62,14 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
     const run_plan_t *plan = run->plan;
     printf("Network Congestor v%s\n", GPCNET_VERSION);
     printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
-           plan->flows_file[0] ? "the nodes of the flows sending and receiving"
+           plan->set.flows_file[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
     for (int k = 0; k < run->plan->n_congestors; k++) {
         const char *name = run->plan->congestors[k].name;
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
-    if (plan->flows_file[0])
-        printf("  %d flows from %s\n", cr->n_flows, plan->flows_file);
+    if (plan->set.flows_file[0])
+        printf("  %d flows from %s\n", cr->n_flows, plan->set.flows_file);
     options_print_settings(run);
     fflush(stdout);
 }
@@ -201,8 +201,8 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     const congestor_report_t *cr = ctx;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
-    if (run->plan->flows_file[0]) {
-        jw_string(w, "flows_file", run->plan->flows_file);
+    if (run->plan->set.flows_file[0]) {
+        jw_string(w, "flows_file", run->plan->set.flows_file);
         jw_int(w, "flows", cr->n_flows);
     }
     jw_number(w, "waited_for_start_s", cr->waited_s);

@@ -64,17 +64,17 @@ static int file_exists(const char *path) { return path[0] && access(path, F_OK) 
 static int wait_for_start(run_t *run, congestor_report_t *cr)
 {
     int go = 1;
-    if (!run->plan->start_file[0])
+    if (!run->plan->set.start_file[0])
         return 1;
     if (run->rank == 0) {
-        if (!run->plan->quiet)
-            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->plan->start_file);
+        if (!run->plan->set.quiet)
+            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->plan->set.start_file);
         double t0 = MPI_Wtime();
         struct timespec nap = {0, 20 * 1000 * 1000};
-        while (!file_exists(run->plan->start_file)) {
+        while (!file_exists(run->plan->set.start_file)) {
             /* --duration counts from the start of the congestion. */
             cr->stop = stop_signal                       ? STOP_SIGNAL
-                       : file_exists(run->plan->stop_file) ? STOP_FILE
+                       : file_exists(run->plan->set.stop_file) ? STOP_FILE
                                                          : STOP_NONE;
             cr->signal = stop_signal;
             if (cr->stop != STOP_NONE) {
@@ -122,10 +122,10 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
             return;
         tk->done++;
         if (run->rank == 0)
-            congestor_report_interval(run, cr, tk->sum, tk->done * run->plan->report_interval);
+            congestor_report_interval(run, cr, tk->sum, tk->done * run->plan->set.report_interval);
     }
     if (!wait && now >= tk->next_tick) {
-        tk->next_tick += run->plan->report_interval;
+        tk->next_tick += run->plan->set.report_interval;
         ticks_post(tk, bytes, kernel);
     }
 }
@@ -143,7 +143,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     double per_iteration = ro->congestor_active ? k->bytes_per_iteration(ro->state) : 0.0;
     double bytes = 0.0;
 
-    ticks_t tk = {MPI_COMM_NULL, 2 * n_kernels, 0, 0, plan->report_interval, NULL, NULL,
+    ticks_t tk = {MPI_COMM_NULL, 2 * n_kernels, 0, 0, plan->set.report_interval, NULL, NULL,
                   MPI_REQUEST_NULL};
     MPI_Comm_dup(run->world, &tk.comm);
     tk.mine = xcalloc((size_t)tk.len, sizeof(double));
@@ -183,8 +183,8 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
         if (!seen) {
             if (run->rank == 0) {
                 congestor_stop_t why = stop_signal                                ? STOP_SIGNAL
-                                       : plan->duration > 0.0 && now >= plan->duration ? STOP_DURATION
-                                       : file_exists(plan->stop_file)               ? STOP_FILE
+                                       : plan->set.duration > 0.0 && now >= plan->set.duration ? STOP_DURATION
+                                       : file_exists(plan->set.stop_file)               ? STOP_FILE
                                                                                  : STOP_NONE;
                 if (why != STOP_NONE) {
                     cr->stop = why;
@@ -245,7 +245,7 @@ static int read_flows(run_t *run, int **pairs)
     char err[1024] = "";
     int n = 0;
     if (run->rank == 0) {
-        n = flows_parse(run->plan->flows_file, (const char *)run->nodes.names, NODE_NAME_LEN,
+        n = flows_parse(run->plan->set.flows_file, (const char *)run->nodes.names, NODE_NAME_LEN,
                         run->nodes.n_nodes, pairs, err, sizeof(err));
         if (n < 0)
             n = 0;
@@ -295,7 +295,7 @@ int network_congestor_main(int argc, char **argv)
     run_t run;
     run_init(&run, PROGRAM_NETWORK_CONGESTOR, &argc, &argv);
     const run_plan_t *plan = run.plan;
-    int *pairs = NULL, n_flows = 0, flows = plan->flows_file[0] != '\0';
+    int *pairs = NULL, n_flows = 0, flows = plan->set.flows_file[0] != '\0';
     if (flows) /* the plan's one kernel is then the flows kernel */
         n_flows = read_flows(&run, &pairs);
     int need = flows ? 2 : 2 * run.plan->n_congestors;
@@ -308,8 +308,8 @@ int network_congestor_main(int argc, char **argv)
                  "fewer --congestors.\n",
                  need, run.plan->n_congestors, run.nodes.n_nodes, run.size);
     }
-    check_file_dir(&run, "--stop-file", plan->stop_file);
-    check_file_dir(&run, "--start-file", plan->start_file);
+    check_file_dir(&run, "--stop-file", plan->set.stop_file);
+    check_file_dir(&run, "--start-file", plan->set.start_file);
     if (placement_compute_all(&run.placement, run_seed(&run), run.nodes.n_nodes, run.plan->n_congestors,
                               run.plan->weights))
         die("placement failed although the node count was checked");

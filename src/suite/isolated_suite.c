@@ -40,13 +40,13 @@ int network_test_main(int argc, char **argv)
     run_setup_done(&run);
 
     run_print_preamble(&run, NULL, 0);
-    progress_init(run.rank == 0 && !run.plan->quiet, run.t0, run.plan->n_tests);
+    progress_init(run.rank == 0 && !run.plan->set.quiet, run.t0, run.plan->n_tests);
     if (run.rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", run.plan->verbose);
+        report_table_begin(stdout, "Isolated Network Tests", run.plan->set.verbose);
 
     for (int t = 0; t < run.plan->n_tests; t++) {
         const canary_kernel_t *k = run.plan->tests[t].kernel;
-        progress_step("isolated", run.plan->tests[t].name, run.plan->time_limit);
+        progress_step("isolated", run.plan->tests[t].name, run.plan->set.time_limit);
         stats_acc_t *acc = xmalloc(sizeof(*acc));
         stats_init(acc);
         MPI_Barrier(run.world);

@@ -47,7 +47,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
         if (run->rank == 0) {
             run_record(run, table_id, title, r);
             if (print)
-                report_row(stdout, r, run->plan->verbose);
+                report_row(stdout, r, run->plan->set.verbose);
         }
         free(r);
     }
@@ -75,7 +75,7 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     }
     congestor_pass_of(run, ro, acc, burst);
     load_sync_release(sync, &done);
-    if (run->plan->converge_tol > 0.0) {
+    if (run->plan->set.converge_tol > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
@@ -149,13 +149,13 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
     const char *table = ph->table, *title = ph->title;
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
-    if (run->rank == 0 && (ph->own_table || !plan->verbose))
-        report_table_begin(stdout, title, plan->verbose);
+    if (run->rank == 0 && (ph->own_table || !plan->set.verbose))
+        report_table_begin(stdout, title, plan->set.verbose);
     for (int t = 0; t < run->plan->n_tests; t++) {
         const canary_kernel_t *k = run->plan->tests[t].kernel;
         const char *name = plan->tests[t].name;
-        progress_step(ph->progress, name, plan->time_limit);
-        if (run->rank == 0 && plan->verbose && !ph->own_table) {
+        progress_step(ph->progress, name, plan->set.time_limit);
+        if (run->rank == 0 && plan->set.verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
             char base[64], vtitle[160];
             snprintf(base, sizeof(base), "%s", k->label);
@@ -180,7 +180,7 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         char ctable[128], ctitle[200];
         snprintf(ctable, sizeof(ctable), "congestors_during:%s%s", ph->cell_id, k->id);
         snprintf(ctitle, sizeof(ctitle), "Congestion Tests running with %s", name);
-        collect_congestors(run, ro, acc, wall, ctable, ctitle, plan->verbose, ph->kernel);
+        collect_congestors(run, ro, acc, wall, ctable, ctitle, plan->set.verbose, ph->kernel);
         load_bursts_end(run, ro, &bursts, timeline, t, table);
         char phase[128];
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);

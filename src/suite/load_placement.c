@@ -13,11 +13,11 @@
 void load_place(run_t *run)
 {
     const run_plan_t *plan = run->plan;
-    int rc = plan->placement == PLACEMENT_COLOCATED
+    int rc = plan->set.placement == PLACEMENT_COLOCATED
                  ? placement_compute_colocated(&run->placement, run_seed(run), run->nodes.n_nodes,
                                                run->plan->n_congestors, run->plan->weights)
                  : placement_compute(&run->placement, run_seed(run), run->nodes.n_nodes,
-                                     plan->canary_fraction, run->plan->n_congestors, run->plan->weights);
+                                     plan->set.canary_fraction, run->plan->n_congestors, run->plan->weights);
     if (rc)
         die("placement failed although the node count was checked");
     run->have_placement = 1;
@@ -55,9 +55,9 @@ void load_place(run_t *run)
 void load_check_node_count(run_t *run)
 {
     const run_plan_t *plan = run->plan;
-    int colocated = plan->placement == PLACEMENT_COLOCATED;
+    int colocated = plan->set.placement == PLACEMENT_COLOCATED;
     int min_nodes = colocated ? placement_min_nodes_colocated(run->plan->n_congestors)
-                              : placement_min_nodes(plan->canary_fraction, run->plan->n_congestors);
+                              : placement_min_nodes(plan->set.canary_fraction, run->plan->n_congestors);
     if (min_nodes < 0 || run->nodes.n_nodes < min_nodes) {
         if (run->rank == 0 && min_nodes > 0)
             printf("ERROR: this application must be run on at least %d nodes\n", min_nodes);
@@ -71,7 +71,7 @@ void load_check_node_count(run_t *run)
                  "congestor, %d congestor(s), canary fraction %g); found %d nodes (%d ranks). "
                  "Run on more nodes, emulate nodes with --emulate-nodes K, or choose fewer "
                  "--congestors.\n",
-                 min_nodes, run->plan->n_congestors, plan->canary_fraction, run->nodes.n_nodes,
+                 min_nodes, run->plan->n_congestors, plan->set.canary_fraction, run->nodes.n_nodes,
                  run->size);
     }
     if (colocated && run->nodes.ppn_min < 2)
@@ -88,7 +88,7 @@ void load_write_node_lists(run_t *run)
     if (run->rank != 0)
         return;
     const placement_t *p = &run->placement;
-    const char *dir = run->plan->output_dir;
+    const char *dir = run->plan->set.output_dir;
     const char *names = (const char *)run->nodes.names;
     const char *files[] = {NODE_LIST_ALL, NODE_LIST_CONGESTORS, NODE_LIST_CANARIES};
     const int *ids[] = {p->order, p->order, placement_canary_list(p)};
@@ -96,7 +96,7 @@ void load_write_node_lists(run_t *run)
     for (int i = 0; i < 3; i++) {
         char file[128];
         node_list_name(file, sizeof(file), files[i], run->repetition);
-        if (node_list_write(dir, file, names, NODE_NAME_LEN, ids[i], counts[i], run->plan->force))
+        if (node_list_write(dir, file, names, NODE_NAME_LEN, ids[i], counts[i], run->plan->set.force))
             fprintf(stderr, "gpcnet: warning: cannot write the node list %s in %s: %s\n", file, dir,
                     strerror(errno));
     }

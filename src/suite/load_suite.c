@@ -30,9 +30,9 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
 {
     const run_plan_t *plan = run->plan;
     if (run->rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", plan->verbose);
+        report_table_begin(stdout, "Isolated Network Tests", plan->set.verbose);
     for (int t = 0; t < plan->n_tests; t++) {
-        progress_step("isolated", plan->tests[t].name, plan->time_limit);
+        progress_step("isolated", plan->tests[t].name, plan->set.time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -59,7 +59,7 @@ static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
     if (run->rank == 0)
         report_table_begin(stdout, "Isolated Congestion Tests", 1);
     for (int k = 0; k < run->plan->n_congestors; k++) {
-        progress_step("congestor baseline", run->plan->congestors[k].name, run->plan->time_limit);
+        progress_step("congestor baseline", run->plan->congestors[k].name, run->plan->set.time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -125,14 +125,14 @@ int network_load_test_main(int argc, char **argv)
     const run_plan_t *plan = run.plan;
     load_check_node_count(&run);
     if (run.rank == 0) {
-        run.rep_placement = xcalloc((size_t)plan->repeat, sizeof(placement_t));
+        run.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
     }
-    int cells = plan->congestor_sweep ? run.plan->n_congestors : 0;
+    int cells = plan->set.congestor_sweep ? run.plan->n_congestors : 0;
     cells += plan->n_burst_cells;
     int steps =
-        plan->repeat * ((2 + cells) * run.plan->n_tests + (plan->verbose ? run.plan->n_congestors : 0));
+        plan->set.repeat * ((2 + cells) * run.plan->n_tests + (plan->set.verbose ? run.plan->n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
-    for (run.repetition = 1; run.repetition <= plan->repeat; run.repetition++) {
+    for (run.repetition = 1; run.repetition <= plan->set.repeat; run.repetition++) {
         if (run.repetition > 1)
             placement_free(&run.placement);
         load_place(&run);
@@ -147,18 +147,18 @@ int network_load_test_main(int argc, char **argv)
         load_write_node_lists(&run);
         if (run.repetition == 1) {
             print_preamble(&run);
-            progress_init(run.rank == 0 && !plan->quiet, run.t0, steps);
+            progress_init(run.rank == 0 && !plan->set.quiet, run.t0, steps);
         }
-        if (plan->repeat > 1 && run.rank == 0)
-            printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, plan->repeat,
+        if (plan->set.repeat > 1 && run.rank == 0)
+            printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, plan->set.repeat,
                    (unsigned long long)run_seed(&run));
 
         isolated_phase(&run, &ro, acc);
-        if (plan->verbose)
+        if (plan->set.verbose)
             baseline_phase(&run, &ro, acc);
         load_phase_t phase;
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
-        for (int cell = 0; plan->congestor_sweep && cell < run.plan->n_congestors; cell++) {
+        for (int cell = 0; plan->set.congestor_sweep && cell < run.plan->n_congestors; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
             kernel_phase(&run, cell, &phase);
@@ -171,12 +171,12 @@ int network_load_test_main(int argc, char **argv)
         load_sync_free(&sync);
         roles_free(&run, &ro);
     }
-    run.repetition = plan->repeat;
-    if (run.rank == 0 && plan->congestor_sweep)
+    run.repetition = plan->set.repeat;
+    if (run.rank == 0 && plan->set.congestor_sweep)
         load_summary_print_matrix(stdout, &run);
     if (run.rank == 0)
         burst_sweep_print_matrix(stdout, &run);
-    if (run.rank == 0 && plan->repeat > 1)
+    if (run.rank == 0 && plan->set.repeat > 1)
         load_summary_print_repeats(stdout, &run);
     free(acc);
     node_probe_run(&run, &probe); /* --node-probe: after every published phase */

@@ -48,7 +48,7 @@ void load_summary_print_matrix(FILE *f, const run_t *run)
     fprintf(f, "\n");
     rule(f, "+------------------------------------------------------------------------------+");
     report_title_line(f, "Congestion Impact by Congestor", WIDTH);
-    if (run->plan->repeat > 1)
+    if (run->plan->set.repeat > 1)
         report_title_line(f, "(mean over the repetitions)", WIDTH);
     rule(f, matrix_bar);
     fprintf(f, "| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Congestor", "Avg",
@@ -76,7 +76,7 @@ static const char *const metric_label[N_METRICS] = {"Iso Avg", "Iso 99%", "Load 
 /* values[r] for repetition r+1 of one test and metric; NaN when missing. */
 static void metric_values(const run_t *run, const char *test, int metric, double *values)
 {
-    for (int r = 1; r <= run->plan->repeat; r++) {
+    for (int r = 1; r <= run->plan->set.repeat; r++) {
         double v = NAN;
         if (metric <= M_LOAD_P99) {
             const result_t *res =
@@ -109,11 +109,11 @@ static const char *repeat_bar =
 
 void load_summary_print_repeats(FILE *f, const run_t *run)
 {
-    double *values = malloc(sizeof(double) * (size_t)run->plan->repeat);
+    double *values = malloc(sizeof(double) * (size_t)run->plan->set.repeat);
     fprintf(f, "\n");
     rule(f, "+------------------------------------------------------------------------------+");
     char title[96];
-    snprintf(title, sizeof(title), "Repeatability over %d Repetitions", run->plan->repeat);
+    snprintf(title, sizeof(title), "Repeatability over %d Repetitions", run->plan->set.repeat);
     report_title_line(f, title, WIDTH);
     rule(f, repeat_bar);
     fprintf(f, "| %31.31s | %9.9s | %9.9s | %9.9s | %6.6s |\n", "Name", "Mean", "Min", "Max",
@@ -124,7 +124,7 @@ void load_summary_print_repeats(FILE *f, const run_t *run)
         short_name(run->plan->tests[t].name, base, sizeof(base));
         for (int m = 0; m < N_METRICS; m++) {
             metric_values(run, run->plan->tests[t].kernel->id, m, values);
-            repeat_stats_t s = repeat_stats(values, run->plan->repeat);
+            repeat_stats_t s = repeat_stats(values, run->plan->set.repeat);
             snprintf(label, sizeof(label), "%s %s", base, metric_label[m]);
             fprintf(f, "| %31.31s | %9.1f | %9.1f | %9.1f | %5.1f%% |\n", label, s.mean, s.min,
                     s.max, 100.0 * s.cv);
@@ -164,13 +164,13 @@ static void json_matrix(json_writer_t *w, const run_t *run)
         }
         jw_array_end(w);
     }
-    jw_int(w, "repetitions", run->plan->repeat);
+    jw_int(w, "repetitions", run->plan->set.repeat);
     jw_object_end(w);
 }
 
 static void json_repeats(json_writer_t *w, const run_t *run)
 {
-    int n = run->plan->repeat;
+    int n = run->plan->set.repeat;
     double *values = malloc(sizeof(double) * (size_t)n);
     jw_object_begin(w, "repeats");
     jw_int(w, "runs", n);
@@ -218,8 +218,8 @@ void load_summary_json(json_writer_t *w, const run_t *run, const void *unused)
 {
     if (run->program != PROGRAM_NETWORK_LOAD_TEST)
         return;
-    if (run->plan->congestor_sweep)
+    if (run->plan->set.congestor_sweep)
         json_matrix(w, run);
-    if (run->plan->repeat > 1)
+    if (run->plan->set.repeat > 1)
         json_repeats(w, run);
 }

@@ -37,7 +37,7 @@ void load_bursts_begin(run_t *run, const roles_t *ro, const burst_shape_t *shape
                        load_bursts_t *b)
 {
     memset(b, 0, sizeof(*b));
-    b->active = run->plan->timeline || !burst_is_steady(shape);
+    b->active = run->plan->set.timeline || !burst_is_steady(shape);
     if (!b->active)
         return;
     /* The common start: every rank leaves this barrier and reads its own
@@ -56,7 +56,7 @@ void load_bursts_begin(run_t *run, const roles_t *ro, const burst_shape_t *shape
     MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, run->world);
     b->spread_s = v[0] + v[1];
     b->schedule_agreed = v[2] == -v[3];
-    if (run->plan->timeline && ro->canary_test != MPI_COMM_NULL)
+    if (run->plan->set.timeline && ro->canary_test != MPI_COMM_NULL)
         b->tl = timeline_new(shape, schedule_seed(run), b->burst.t0);
 }
 
@@ -155,7 +155,7 @@ static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, i
 void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timeline_t *store,
                      int t, const char *table)
 {
-    if (!b->active || !run->plan->timeline)
+    if (!b->active || !run->plan->set.timeline)
         return;
     double *msg = xcalloc(MSG_LEN, sizeof(double));
     int holder = 0;
@@ -241,7 +241,7 @@ static void record_json(json_writer_t *w, const timeline_record_t *r)
 void load_timeline_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
     const load_timeline_t *store = ctx;
-    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !run->plan->timeline)
+    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !run->plan->set.timeline)
         return;
     jw_array_begin(w, "timeline");
     for (int i = 0; i < store->n; i++)

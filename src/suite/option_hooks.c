@@ -90,15 +90,15 @@ static void config_congestor_iterations(json_writer_t *w, const run_t *run)
 
 static void show_repeat(const run_t *run)
 {
-    if (run->plan->repeat > 1)
-        printf("   repeat = %d (%s)\n", run->plan->repeat,
+    if (run->plan->set.repeat > 1)
+        printf("   repeat = %d (%s)\n", run->plan->set.repeat,
                run->plan->seed_from_time ? "fresh placement seed each time" : "same seed each time");
 }
 
 /* network_congestor's: per round, of the kernels or of the flows. */
 static void show_congestor_iterations(const run_t *run)
 {
-    if (run->plan->flows_file[0])
+    if (run->plan->set.flows_file[0])
         printf("   flow iterations = %d per round\n",
                run->plan->congestors[0].kernel->iterations_for(run->plan->congestor_iterations, 0));
     else
@@ -108,11 +108,11 @@ static void show_congestor_iterations(const run_t *run)
 
 static void show_duration(const run_t *run)
 {
-    if (run->plan->duration > 0.0)
-        printf("   duration = %g s\n", run->plan->duration);
+    if (run->plan->set.duration > 0.0)
+        printf("   duration = %g s\n", run->plan->set.duration);
     else
         printf("   duration = until a signal%s\n",
-               run->plan->stop_file[0] ? " or the stop file" : "");
+               run->plan->set.stop_file[0] ? " or the stop file" : "");
 }
 
 static void show_tests(const run_t *run)
@@ -175,8 +175,8 @@ static void config_nodes(json_writer_t *w, const run_t *run)
 static void show_ppn(const run_t *run)
 {
     printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
-           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->plan->nics_per_node,
-           (double)run->nodes.ppn_max / run->plan->nics_per_node);
+           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->plan->set.nics_per_node,
+           (double)run->nodes.ppn_max / run->plan->set.nics_per_node);
 }
 
 static void show_mpi(const run_t *run)
@@ -240,13 +240,13 @@ static void config_burst_sweep(json_writer_t *w, const run_t *run)
 
 static void show_timeline(const run_t *run)
 {
-    if (run->plan->timeline)
+    if (run->plan->set.timeline)
         printf("   timeline = yes\n");
 }
 
 static void config_timeline(json_writer_t *w, const run_t *run)
 {
-    if (run->plan->timeline)
+    if (run->plan->set.timeline)
         jw_bool(w, "timeline", 1);
 }
 

@@ -36,7 +36,7 @@ void suite_finish(run_t *run)
         if (lost)
             fprintf(stderr, "%s: error: the results could not be written to %s\n",
                     program_name(run->program), run->json_path);
-        else if (!run->plan->quiet)
+        else if (!run->plan->set.quiet)
             fprintf(stderr, "[gpcnet %7.1fs] results written to %s\n", MPI_Wtime() - run->t0,
                     run->json_path);
     }

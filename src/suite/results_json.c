@@ -31,7 +31,7 @@ static void write_environment(json_writer_t *w, const run_t *run)
     jw_int(w, "hosts", run->nodes.n_hosts);
     jw_int(w, "ppn_min", run->nodes.ppn_min);
     jw_int(w, "ppn_max", run->nodes.ppn_max);
-    jw_number(w, "pport", (double)run->nodes.ppn_max / run->plan->nics_per_node);
+    jw_number(w, "pport", (double)run->nodes.ppn_max / run->plan->set.nics_per_node);
     jw_string(w, "hostname", run->nodes.hostname);
     jw_object_end(w);
 }
@@ -100,11 +100,11 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     }
     jw_array_end(w);
     jw_object_begin(w, "node_list_files");
-    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_ALL);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_ALL);
     jw_string(w, "all", path);
-    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_CONGESTORS);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_CONGESTORS);
     jw_string(w, "congestors", path);
-    snprintf(path, sizeof(path), "%s/%s", run->plan->output_dir, NODE_LIST_CANARIES);
+    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_CANARIES);
     jw_string(w, "canaries", path);
     jw_object_end(w);
     jw_object_end(w);
@@ -120,7 +120,7 @@ static void write_placements(json_writer_t *w, const run_t *run)
     }
     const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
     write_placement(w, run, first);
-    if (run->plan->repeat <= 1)
+    if (run->plan->set.repeat <= 1)
         return;
     jw_array_begin(w, "repetitions");
     for (int r = 0; r < run->repetition; r++) {
@@ -326,7 +326,7 @@ int results_json_write(const run_t *run)
         watchdog_note_tmp(NULL);
         return 0;
     }
-    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->plan->force);
+    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->plan->set.force);
     watchdog_note_tmp(NULL);
     if (rc != 0) {
         fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,

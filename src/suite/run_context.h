@@ -75,7 +75,7 @@ typedef struct run {
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
-    int repetition;        /* 1-based, of plan->repeat: run_seed() is its seed */
+    int repetition;        /* 1-based, of plan->set.repeat: run_seed() is its seed */
 
     /* World rank 0 only; grow as results arrive. */
     int n_tables, cap_tables;
@@ -84,7 +84,7 @@ typedef struct run {
     run_impact_t *impact;
     int n_phases, cap_phases;
     run_phase_t *phases;
-    placement_t *rep_placement; /* [plan->repeat] placement of each repetition */
+    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     int n_json_sections;

@@ -161,9 +161,9 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
                  program_name(program));
 
-    if (nodes_discover(&run->nodes, run->world, run->plan->emulate_ppn, run->plan->emulate_nodes))
+    if (nodes_discover(&run->nodes, run->world, run->plan->set.emulate_ppn, run->plan->set.emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
-                 program_name(program), run->plan->emulate_nodes, run->size);
+                 program_name(program), run->plan->set.emulate_nodes, run->size);
     output_checks_run(run);
     /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
     nic_record_init(run->world, &run->nodes, program_name(program));
@@ -171,19 +171,19 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
 #ifdef SMPI_H
     /* Simulated ranks share one process: a real thread and a real-time
      * timer mean nothing there (the deadline counts simulated seconds). */
-    if (run->plan->fault_probe > 0.0)
+    if (run->plan->set.fault_probe > 0.0)
         exit_all(2, "%s: --fault-probe is not available under SimGrid\n", program_name(program));
 #endif
-    if (run->plan->fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
+    if (run->plan->set.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
         exit_all(2, "%s: --fault-probe needs MPI_THREAD_MULTIPLE, which this MPI does not "
                     "provide (it gave level %d); run without --fault-probe (on Cray MPICH, set "
                     "MPICH_MAX_THREAD_SAFETY=multiple)\n",
                  program_name(program), thread_level);
-    if (run->plan->fault_probe > 0.0)
+    if (run->plan->set.fault_probe > 0.0)
         check_windows_with_threads(run);
-    watchdog_start(run->rank, run->plan->deadline, run->json_path);
-    if (run->plan->fault_probe > 0.0)
-        fault_probe_start(run->world, &run->nodes, run->plan->deadline, run->plan->fault_probe);
+    watchdog_start(run->rank, run->plan->set.deadline, run->json_path);
+    if (run->plan->set.fault_probe > 0.0)
+        fault_probe_start(run->world, &run->nodes, run->plan->set.deadline, run->plan->set.fault_probe);
 }
 
 void run_setup_done(run_t *run)
@@ -201,7 +201,7 @@ void run_finish(run_t *run, int exit_status)
     phase_counters_free(run);
     run_record_free(run);
     if (run->rep_placement) {
-        for (int i = 0; i < run->plan->repeat; i++)
+        for (int i = 0; i < run->plan->set.repeat; i++)
             if (run->rep_placement[i].order)
                 placement_free(&run->rep_placement[i]);
         free(run->rep_placement);

@@ -20,11 +20,16 @@
 #include "canary/canary.h"
 #include "congestor/congestor.h"
 #include "suite/option_parse.h"
+#include "suite/run_settings.h"
 
 #define PLAN_MAX_BURST_CELLS (BURST_SWEEP_MAX * BURST_SWEEP_MAX * BURST_SWEEP_MAX)
 
 typedef struct {
     program_t program;
+    /* The settings taken as given (time limit, tolerance, the load
+     * sequence's switches, network_congestor's files, output and
+     * surroundings), each copied from its option by its row. */
+    run_settings_t set;
 
     /* The canary tests in the order they run. */
     int n_tests;
@@ -41,17 +46,6 @@ typedef struct {
     congestor_params_t congestor_params; /* steady, or the --burst shape */
     int flows;                           /* network_congestor --flows: the one kernel is flows */
 
-    /* Every test and pass. */
-    double time_limit;
-    double converge_tol;
-
-    /* The load sequence. */
-    int repeat;           /* >= 1 */
-    int congestor_sweep;  /* each congestor alone, then all together */
-    int timeline;         /* --timeline */
-    int node_probe;       /* rounds of the per-node probe (0: none) */
-    placement_kind_t placement;
-    double canary_fraction;
     /* The placement seed of each repetition, as resolved: --seed's value
      * every time, or (the reference default) rank 0's clock at start plus
      * the repetition's index, a fresh placement each repetition. */
@@ -64,21 +58,6 @@ typedef struct {
     double burst_jitter;
     int n_burst_cells;
     burst_shape_t burst_cells[PLAN_MAX_BURST_CELLS];
-
-    /* network_congestor. */
-    double duration;
-    double report_interval;
-    char start_file[OPT_PATH_MAX];
-    char stop_file[OPT_PATH_MAX];
-    char flows_file[OPT_PATH_MAX];
-
-    /* Output and the run's surroundings. */
-    int verbose, quiet, force;
-    int nics_per_node;
-    char output_dir[OPT_PATH_MAX];
-    char json_path[OPT_PATH_MAX]; /* as given (empty: <output_dir>/<program>.json) */
-    int emulate_ppn, emulate_nodes;
-    double deadline, fault_probe;
 
     int official_default;
     char non_default[512]; /* comma-separated setting names */

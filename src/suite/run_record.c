@@ -43,7 +43,7 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
     t->rows[t->n_rows++] = copy;
     if (!isnan(r->avg_precision)) /* --converge */
         progress_converge(r->name, r->converged, r->avg_precision, r->tail_precision,
-                          run->plan->converge_tol);
+                          run->plan->set.converge_tol);
     return copy;
 }
 

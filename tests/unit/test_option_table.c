@@ -14,6 +14,7 @@
 #include "check.h"
 #include "suite/option_report.h"
 #include "suite/option_table.h"
+#include "suite/run_plan.h"
 #include "capture_report.h"
 #include "kernel_option_fixture.h"
 
@@ -109,6 +110,13 @@ static void every_row_parses(void)
             /* The value landed in the row's field. */
             CHECK(memcmp(option_field(&o, r), option_field(&d, r), 8) != 0 ||
                   r->type == OT_TESTS || r->type == OT_CONGESTORS);
+            /* And in the plan where the row says, as given. */
+            if (r->plan) {
+                static run_plan_t plan;
+                run_plan_build(&plan, &o, programs[p], 0);
+                CHECK(memcmp((char *)&plan.set + r->plan - 1, option_field(&o, r),
+                             option_value_size(r->type)) == 0);
+            }
             if (r->type == OT_TESTS)
                 CHECK(o.n_tests == 1 && o.tests[0] == 1);
             if (r->type == OT_CONGESTORS)
@@ -266,6 +274,29 @@ static void settings_and_config_carry_every_option(void)
 
 /* A key's place in a record names it alone, and the records list the
  * published keys in the reference's order, every keyed row once. */
+/* Every setting of the plan's set comes from one row: 23 rows for the 23
+ * members of run_settings_t, no two sharing a byte (a member no row
+ * filled would stay zero in every plan). */
+static void plan_settings_from_rows(void)
+{
+    static unsigned char covered[sizeof(run_settings_t)];
+    memset(covered, 0, sizeof(covered));
+    int rows = 0;
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
+        if (!r->plan || r->variant)
+            continue;
+        rows++;
+        size_t at = r->plan - 1, n = option_value_size(r->type);
+        CHECK(n > 0 && at + n <= sizeof(run_settings_t));
+        for (size_t b = at; b < at + n && b < sizeof(covered); b++) {
+            CHECK(covered[b] == 0);
+            covered[b] = 1;
+        }
+    }
+    CHECK(rows == 23);
+}
+
 static void record_places(void)
 {
     for (int i = 0; i < option_count(); i++) {
@@ -314,5 +345,6 @@ int main(void)
     official_check();
     settings_and_config_carry_every_option();
     record_places();
+    plan_settings_from_rows();
     return check_report("test_option_table");
 }

@@ -149,7 +149,7 @@ int main(void)
     /* Without --repeat there is one repetition, and its seed. */
     options_defaults(&o, PROGRAM_NETWORK_TEST);
     run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 7);
-    CHECK(c.repeat == 1 && c.seeds[0] == 7);
+    CHECK(c.set.repeat == 1 && c.seeds[0] == 7);
 
     /* --burst-sweep: one shape per cell, intensity outermost, OFF fastest. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
