@@ -5,7 +5,7 @@ of items.
 
 The limits are far above what the C programs write. A row's histogram has
 at most 2,562 bins (64 per octave over 40 octaves, and the two open ends;
-src/suite/results_json.c), a default load test about 3,600 in all, a
+src/suite/record/results_json.c), a default load test about 3,600 in all, a
 congestor sweep about 8,400 per repetition at full loops; --repeat allows
 1,000 repetitions and --node-probe 1,000 rounds; a machine has fewer than
 100,000 nodes. And a file of theirs is at most 256 MiB, which at about 110

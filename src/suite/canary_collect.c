@@ -8,7 +8,7 @@
 #include "infra/fatal.h"
 #include "infra/nic_record.h"
 #include "infra/report.h"
-#include "suite/run_record.h"
+#include "suite/record/run_record.h"
 
 #define TAG_CANARY_RESULT 4101
 

@@ -8,7 +8,7 @@
 #include "infra/nic_record.h"
 #include "infra/pair_exchange.h"
 #include "infra/pair_rounds.h"
-#include "suite/phase_end.h"
+#include "suite/record/phase_end.h"
 
 #define TAG_NODE_PROBE 4401
 

@@ -3,7 +3,7 @@
  * the official default configuration (docs/method.md#official-defaults). */
 #include <stdio.h>
 
-#include "suite/option_report.h"
+#include "suite/options/option_report.h"
 #include "suite/preamble.h"
 #include "suite/run_context.h"
 

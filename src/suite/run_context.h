@@ -12,7 +12,7 @@
 #include "infra/json_writer.h"
 #include "infra/net_counters.h"
 #include "infra/nodes.h"
-#include "suite/options.h"
+#include "suite/options/options.h"
 #include "infra/placement.h"
 #include "infra/result.h"
 #include "suite/run_plan.h"

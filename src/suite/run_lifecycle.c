@@ -8,10 +8,10 @@
 #include "infra/fault_probe.h"
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
-#include "suite/kernel_options.h"
+#include "suite/options/kernel_options.h"
 #include "suite/output_checks.h"
-#include "suite/phase_counters.h"
-#include "suite/run_record.h"
+#include "suite/record/phase_counters.h"
+#include "suite/record/run_record.h"
 
 #define MSG_LEN 1024
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "congestor/flows.h"
-#include "suite/kernel_options.h"
-#include "suite/option_table.h"
+#include "suite/options/kernel_options.h"
+#include "suite/options/option_table.h"
 
 /* The tests with their limits; returns 1 when they are the default ones. */
 static int plan_tests(run_plan_t *p, const options_t *o, int load)

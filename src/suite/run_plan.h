@@ -19,7 +19,7 @@
 
 #include "canary/canary.h"
 #include "congestor/congestor.h"
-#include "suite/option_parse.h"
+#include "suite/options/option_parse.h"
 #include "suite/run_settings.h"
 
 #define PLAN_MAX_BURST_CELLS (BURST_SWEEP_MAX * BURST_SWEEP_MAX * BURST_SWEEP_MAX)

@@ -6,7 +6,7 @@
 #ifndef GPCNET_RUN_SETTINGS_H
 #define GPCNET_RUN_SETTINGS_H
 
-#include "suite/options.h"
+#include "suite/options/options.h"
 
 typedef struct {
     /* Every test and pass. */

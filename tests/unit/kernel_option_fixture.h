@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
-#include "suite/kernel_options.h"
-#include "suite/option_table.h"
+#include "suite/options/kernel_options.h"
+#include "suite/options/option_table.h"
 
 typedef struct {
     long message_bytes;

@@ -13,7 +13,7 @@
 #include "check.h"
 #include "capture_report.h"
 #include "kernel_option_fixture.h"
-#include "suite/option_report.h"
+#include "suite/options/option_report.h"
 #include "suite/run_plan.h"
 
 static const char *test_ids[] = {"a", "b"}, *cong_ids[] = {"c"};

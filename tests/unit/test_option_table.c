@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "suite/option_report.h"
-#include "suite/option_table.h"
+#include "suite/options/option_report.h"
+#include "suite/options/option_table.h"
 #include "suite/run_plan.h"
 #include "capture_report.h"
 #include "kernel_option_fixture.h"

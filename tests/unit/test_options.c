@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "suite/option_parse.h"
+#include "suite/options/option_parse.h"
 
 static const char *tests_ids[] = {"rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"};
 static const char *cong_ids[] = {"a2a", "p2p_incast", "rma_incast", "rma_bcast"};
