@@ -1,5 +1,5 @@
 /* One command-line option described as data: the row type of the option
- * table (suite/option_table.c), and the option rows a kernel declares in
+ * table (suite/options/option_table.c), and the option rows a kernel declares in
  * its own file (kernel_options_t). Types only; no GPCNeT policy.
  *
  * A kernel with settings of its own writes, in its file, its parameter
@@ -16,7 +16,7 @@
  *
  * A kernel row's .field is the offset in the kernel's struct and its
  * default is the struct's value (the row gives no .def): the option table
- * appends the rows after its own (option_rows_install, suite/option_table.h),
+ * appends the rows after its own (option_rows_install, suite/options/option_table.h),
  * so parsing takes them as any other row; --help lists them under their
  * kernel, and the settings lines, the JSON config and the official-default
  * check carry them only in runs of that kernel. */

@@ -69,7 +69,7 @@ int main(void)
     BAD(LOAD, "--time-limit", "-1", NULL, "--time-limit");
     BAD(LOAD, "--time-limit", "nan", NULL, "--time-limit");
     BAD(LOAD, "--time-limit", "1e999", NULL, "--time-limit");
-    /* A number is written in decimal (suite/option_number.h): an exponent
+    /* A number is written in decimal (suite/options/option_number.h): an exponent
      * is decimal too; hexadecimal, inf, blanks and signs alone are not. */
     CHECK(parse(LOAD, "--time-limit", "1e1", NULL) == OPT_RUN && o.time_limit == 10.0);
     CHECK(parse(LOAD, "--time-limit", ".5", NULL) == OPT_RUN && o.time_limit == 0.5);

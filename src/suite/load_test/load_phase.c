@@ -60,7 +60,7 @@ void congestor_pass_of(run_t *run, roles_t *ro, stats_acc_t *acc, burst_run_t *b
 
 /* Congestors while one canary test runs (docs/method.md#load-sequence): a measured
  * warm-up pass, release the canaries, then full passes until every rank of
- * the congestor communicator has seen the canaries' end (suite/load_sync.h). */
+ * the congestor communicator has seen the canaries' end (suite/load_test/load_sync.h). */
 static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
                                 stats_acc_t *acc, load_bursts_t *bursts)
 {

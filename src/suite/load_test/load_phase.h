@@ -1,7 +1,7 @@
 /* One loaded phase of network_load_test (docs/method.md#load-sequence):
  * every canary test once with the congestors running. The published
  * sequence runs it once with every congestor; --congestor-sweep once per
- * kernel alone and --burst-sweep (suite/burst_sweep.h) once per burst
+ * kernel alone and --burst-sweep (suite/load_test/burst_sweep.h) once per burst
  * shape before that. Defined in load_phase.c. */
 #ifndef GPCNET_LOAD_PHASE_H
 #define GPCNET_LOAD_PHASE_H

@@ -1,6 +1,6 @@
 /* The command line of the three programs: defaults, parsing and
  * validation, --help and the official-default check, all generated from
- * the option table (suite/option_table.h). options.h holds only the
+ * the option table (suite/options/option_table.h). options.h holds only the
  * types, so the table can describe them without a circle. */
 #ifndef GPCNET_OPTION_PARSE_H
 #define GPCNET_OPTION_PARSE_H

@@ -4,7 +4,7 @@
  * place in options_t.kernel_values and whose default is the value its
  * file initialises; nothing else in the option code tells the two kinds of
  * row apart. Set once, before parsing, by the one caller that knows the
- * kernels (suite/kernel_options.c); pure C, no MPI. */
+ * kernels (suite/options/kernel_options.c); pure C, no MPI. */
 #include <stdio.h>
 #include <string.h>
 
