@@ -38,7 +38,7 @@ int option_rows_install(const kernel_options_t *const *sets, const char *const *
 /* The declaration a kernel's row came from, and its kernel's id (kernels[]
  * of option_rows_install) in *kernel when not NULL; NULL for a row of the
  * table. A kernel's options are used, printed and recorded only in runs
- * of that kernel (docs/design.md#a-kernels-own-options). */
+ * of that kernel (docs/design.md#adding-a-kernel). */
 const kernel_options_t *option_row_kernel(const opt_row_t *row, const char **kernel);
 /* The values of set's parameter struct in o, or NULL when set is not
  * installed. */
