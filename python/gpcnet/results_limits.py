@@ -25,7 +25,7 @@ values, 1.7 million lists and objects (reading.py), and of them
   congestor communicators' members (placement.congestor_groups), 107,300;
 - not growing with the machine: 5,568 histogram bins (a row has at most
   2,562: 64 per octave over 40 octaves and the two open ends,
-  src/suite/results_json.c), 22 rows and 10 tables.
+  src/suite/record/results_json.c), 22 rows and 10 tables.
 
 --repeat N multiplies the tables, the phases, the per-NIC entries and
 (with a placement per repetition) the per-rank lists by N, so at that size

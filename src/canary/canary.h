@@ -82,7 +82,7 @@ typedef struct canary_kernel {
     /* Settings of its own: its parameter struct's defaults and the rows of
      * the options that set it, written in its file with KERNEL_OPTIONS
      * (infra/option_row.h; docs/design.md#adding-a-kernel). The option
-     * table appends the rows (suite/kernel_options.c), the plan copies the
+     * table appends the rows (suite/options/kernel_options.c), the plan copies the
      * struct into each entry's params.own. Zero: none. */
     kernel_options_t options;
     int one_sided;         /* makes RMA windows (--fault-probe checks them) */

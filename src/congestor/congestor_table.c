@@ -14,7 +14,10 @@
     ROW(dl_allreduce)        \
     ROW(p2p_bcast)           \
     ROW(allgather)           \
-    ROW(bcast)
+    ROW(bcast)               \
+    ROW(moe_alltoallv)       \
+    ROW(fsdp)                \
+    ROW(pipeline)
 
 #define DECLARE(kernel) extern const congestor_kernel_t kernel;
 #define ENTRY(kernel) &kernel,

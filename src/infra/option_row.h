@@ -1,5 +1,5 @@
 /* One command-line option described as data: the row type of the option
- * table (suite/option_table.c), and the option rows a kernel declares in
+ * table (suite/options/option_table.c), and the option rows a kernel declares in
  * its own file (kernel_options_t). Types only; no GPCNeT policy.
  *
  * A kernel with settings of its own writes, in its file, its parameter
@@ -16,9 +16,10 @@
  *
  * A kernel row's .field is the offset in the kernel's struct and its
  * default is the struct's value (the row gives no .def): the option table
- * appends the rows after its own (option_rows_install, suite/option_table.h),
- * so parsing, --help, the official-default check, the settings lines and
- * the JSON config take them as any other row. */
+ * appends the rows after its own (option_rows_install, suite/options/option_table.h),
+ * so parsing takes them as any other row; --help lists them under their
+ * kernel, and the settings lines, the JSON config and the official-default
+ * check carry them only in runs of that kernel. */
 #ifndef GPCNET_OPTION_ROW_H
 #define GPCNET_OPTION_ROW_H
 
@@ -45,6 +46,14 @@ typedef enum {
 } opt_type_t;
 
 #define OPT_NO_FIELD ((size_t)-1)
+
+/* A key's place among the published keys of the three records, 1-based
+ * (0: after the published ones, in row order): the official-default list
+ * (options_non_default), the settings lines and the JSON config. The
+ * reference fixed these orders; a new key needs none. */
+typedef struct {
+    unsigned char official, settings, config;
+} opt_at_t;
 
 /* In programs outside .config the key is left out, or null with
  * CONFIG_NULL_ELSEWHERE; CONFIG_NULL_AT_DEFAULT: null also at the default
@@ -87,6 +96,11 @@ typedef struct {
     int official;
     int config;         /* programs whose config carries the key */
     int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
+    opt_at_t at;        /* where the key goes in the records (first row of a key) */
+    /* Where the resolved value lives in the run plan: 1 + its offset in
+     * the plan's settings (suite/run_settings.h), copied there as the type
+     * says; 0: the plan derives it otherwise (or not at all). */
+    size_t plan;
 
     /* The settings line "   label = value unit note" (network_test and
      * network_load_test): .show_set: only when not the default; choices are

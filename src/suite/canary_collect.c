@@ -8,7 +8,7 @@
 #include "infra/fatal.h"
 #include "infra/nic_record.h"
 #include "infra/report.h"
-#include "suite/run_record.h"
+#include "suite/record/run_record.h"
 
 #define TAG_CANARY_RESULT 4101
 
@@ -50,7 +50,7 @@ void suite_collect_canary(run_t *run, int test, stats_acc_t *acc, MPI_Comm test_
     if (run->rank == 0) {
         run_record(run, table_id, title, r);
         if (print)
-            report_row(stdout, r, run->plan->verbose);
+            report_row(stdout, r, run->plan->set.verbose);
         free(r);
     }
 }

@@ -8,7 +8,7 @@
 #include "infra/nic_record.h"
 #include "infra/pair_exchange.h"
 #include "infra/pair_rounds.h"
-#include "suite/phase_end.h"
+#include "suite/record/phase_end.h"
 
 #define TAG_NODE_PROBE 4401
 
@@ -44,7 +44,7 @@ static void probe_rounds(const run_t *run, MPI_Comm leaders, int rounds, double 
 void node_probe_run(run_t *run, node_probe_t *probe)
 {
     memset(probe, 0, sizeof(*probe));
-    int rounds = run->plan->node_probe;
+    int rounds = run->plan->set.node_probe;
     if (rounds <= 0)
         return;
     int n = run->nodes.n_nodes;

@@ -74,15 +74,15 @@ static int probe_results_file(const char *path)
 void output_checks_run(run_t *run)
 {
     char msg[MSG_LEN] = "";
-    const run_plan_t *o = run->plan;
+    const run_plan_t *plan = run->plan;
     const char *prog = program_name(run->program);
-    if (o->json_path[0])
-        snprintf(run->json_path, sizeof(run->json_path), "%s", o->json_path);
+    if (plan->set.json_path[0])
+        snprintf(run->json_path, sizeof(run->json_path), "%s", plan->set.json_path);
     else
-        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", o->output_dir, prog);
+        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", plan->set.output_dir, prog);
     char json_dir[OPT_PATH_MAX];
     dir_of(run->json_path, json_dir, sizeof(json_dir));
-    if (run->rank == 0 && output_dir_ready(run, o->output_dir, msg, sizeof(msg)) == 0 &&
+    if (run->rank == 0 && output_dir_ready(run, plan->set.output_dir, msg, sizeof(msg)) == 0 &&
         output_dir_ready(run, json_dir, msg, sizeof(msg)) == 0) {
         int err = probe_results_file(run->json_path);
         int bad = err != 0;
@@ -96,13 +96,13 @@ void output_checks_run(run_t *run)
                      "%s: results file '%.800s' is not a regular file (it is %s); refusing to "
                      "write there\n",
                      prog, run->json_path, special);
-        else if (!o->force && safe_exists(run->json_path))
+        else if (!plan->set.force && safe_exists(run->json_path))
             snprintf(msg, sizeof(msg),
                      "%s: results file '%.800s' already exists; use --force to overwrite it "
                      "or --json/--output-dir to choose another place\n",
                      prog, run->json_path);
-        else if (!o->force && run->program == PROGRAM_NETWORK_LOAD_TEST &&
-                 node_lists_existing(o->output_dir, o->repeat, found, sizeof(found)))
+        else if (!plan->set.force && run->program == PROGRAM_NETWORK_LOAD_TEST &&
+                 node_lists_existing(plan->set.output_dir, plan->set.repeat, found, sizeof(found)))
             snprintf(msg, sizeof(msg),
                      "%s: node list '%.800s' already exists; use --force to overwrite it "
                      "or --output-dir to choose another place\n",

@@ -3,7 +3,7 @@
  * the official default configuration (docs/method.md#official-defaults). */
 #include <stdio.h>
 
-#include "suite/option_report.h"
+#include "suite/options/option_report.h"
 #include "suite/preamble.h"
 #include "suite/run_context.h"
 
@@ -28,7 +28,7 @@ void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_
     printf("  Test with %i MPI ranks (%i nodes)\n", run->size, run->nodes.n_nodes);
     for (int i = 0; i < n_extra; i++)
         printf("%s\n", extra_lines[i]);
-    if (run->plan->fault_probe > 0.0)
+    if (run->plan->set.fault_probe > 0.0)
         printf("  MPI with threads (MPI_THREAD_MULTIPLE) for --fault-probe\n");
     printf("\n%s\n", load ? legend_load : legend_network);
 

@@ -12,13 +12,12 @@
 #include "infra/json_writer.h"
 #include "infra/net_counters.h"
 #include "infra/nodes.h"
-#include "suite/options.h"
+#include "suite/options/options.h"
 #include "infra/placement.h"
 #include "infra/result.h"
 #include "suite/run_plan.h"
 
 #define RUN_MAX_ROWS 16
-#define RUN_MAX_REPEAT 1000
 #define RUN_MAX_JSON_SECTIONS 8 /* the load test registers up to 4 today */
 /* Congestor set of an impact entry measured under every congestor (a
  * --congestor-sweep cell names its one kernel instead). */
@@ -68,8 +67,6 @@ typedef struct run {
 
     const run_plan_t *plan; /* built once in run_init, read-only after */
 
-    uint64_t seed;
-    int seed_from_time;
     char json_path[OPT_PATH_MAX];
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
@@ -78,7 +75,7 @@ typedef struct run {
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
-    int repetition;        /* 1-based, of plan->repeat */
+    int repetition;        /* 1-based, of plan->set.repeat: run_seed() is its seed */
 
     /* World rank 0 only; grow as results arrive. */
     int n_tables, cap_tables;
@@ -87,8 +84,7 @@ typedef struct run {
     run_impact_t *impact;
     int n_phases, cap_phases;
     run_phase_t *phases;
-    uint64_t *rep_seeds;        /* [plan->repeat] placement seed of each repetition */
-    placement_t *rep_placement; /* [plan->repeat] placement of each repetition */
+    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     int n_json_sections;
@@ -100,5 +96,8 @@ typedef struct run {
     int ctr_counting;             /* between phase_counters_begin and the phase end */
     netctr_sample_t *ctr_pending; /* rank 0: deltas for the next phase */
 } run_t;
+
+/* The placement seed of the current repetition (resolved in the plan). */
+static inline uint64_t run_seed(const run_t *run) { return run->plan->seeds[run->repetition - 1]; }
 
 #endif

@@ -8,10 +8,10 @@
 #include "infra/fault_probe.h"
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
-#include "suite/kernel_options.h"
+#include "suite/options/kernel_options.h"
 #include "suite/output_checks.h"
-#include "suite/phase_counters.h"
-#include "suite/run_record.h"
+#include "suite/record/phase_counters.h"
+#include "suite/record/run_record.h"
 
 #define MSG_LEN 1024
 
@@ -116,11 +116,14 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
         exit_all(2, "%s: %s\n", program_name(program), err);
     opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
                                     sizeof(err));
+    /* A usage error is its one line and where the options are listed: the
+     * whole usage after it would bury the line a wrapper or a person reads. */
+    if (st == OPT_ERROR)
+        exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
+                 program_name(program));
     if (st != OPT_RUN) {
         static char usage[8192];
         options_usage(program, &tests, &congestors, usage, sizeof(usage));
-        if (st == OPT_ERROR)
-            exit_all(2, "%s: %s\n\n%s", program_name(program), err, usage);
         if (run->rank == 0) {
             if (st == OPT_HELP)
                 fputs(usage, stdout);
@@ -141,27 +144,26 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
                             : thread_level == MPI_THREAD_FUNNELED   ? "funneled"
                                                                     : "single";
 
+    /* Without --seed the placement seed is rank 0's clock (the reference
+     * default, so placement cannot be tuned for), read before the plan is
+     * built because the plan itself needs no MPI. */
+    unsigned long long clock_seed = 0;
+    if (!run->opt.seed_given) {
+        clock_seed = (unsigned long long)time(NULL);
+        MPI_Bcast(&clock_seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
+    }
     /* The one place the options become the plan; nothing changes it after. */
     run_plan_t *plan = xmalloc(sizeof(*plan));
-    run_plan_build(plan, &run->opt, program);
+    run_plan_build(plan, &run->opt, program, clock_seed);
     run->plan = plan;
     run->repetition = 1;
+    if (run_plan_check_kernel_options(plan, &run->opt, err, sizeof(err)))
+        exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
+                 program_name(program));
 
-    /* The placement seed: given, or rank 0's clock (needs MPI, so beside
-     * the plan rather than in it). */
-    unsigned long long seed = run->opt.seed;
-    run->seed_from_time = !run->plan->seed_given;
-    if (run->seed_from_time) {
-        /* The reference default: rank 0's clock, so placement cannot be
-         * tuned for. */
-        seed = (unsigned long long)time(NULL);
-        MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
-    }
-    run->seed = seed;
-
-    if (nodes_discover(&run->nodes, run->world, run->plan->emulate_ppn, run->plan->emulate_nodes))
+    if (nodes_discover(&run->nodes, run->world, run->plan->set.emulate_ppn, run->plan->set.emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
-                 program_name(program), run->plan->emulate_nodes, run->size);
+                 program_name(program), run->plan->set.emulate_nodes, run->size);
     output_checks_run(run);
     /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
     nic_record_init(run->world, &run->nodes, program_name(program));
@@ -169,19 +171,19 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
 #ifdef SMPI_H
     /* Simulated ranks share one process: a real thread and a real-time
      * timer mean nothing there (the deadline counts simulated seconds). */
-    if (run->plan->fault_probe > 0.0)
+    if (run->plan->set.fault_probe > 0.0)
         exit_all(2, "%s: --fault-probe is not available under SimGrid\n", program_name(program));
 #endif
-    if (run->plan->fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
+    if (run->plan->set.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
         exit_all(2, "%s: --fault-probe needs MPI_THREAD_MULTIPLE, which this MPI does not "
                     "provide (it gave level %d); run without --fault-probe (on Cray MPICH, set "
                     "MPICH_MAX_THREAD_SAFETY=multiple)\n",
                  program_name(program), thread_level);
-    if (run->plan->fault_probe > 0.0)
+    if (run->plan->set.fault_probe > 0.0)
         check_windows_with_threads(run);
-    watchdog_start(run->rank, run->plan->deadline, run->json_path);
-    if (run->plan->fault_probe > 0.0)
-        fault_probe_start(run->world, &run->nodes, run->plan->deadline, run->plan->fault_probe);
+    watchdog_start(run->rank, run->plan->set.deadline, run->json_path);
+    if (run->plan->set.fault_probe > 0.0)
+        fault_probe_start(run->world, &run->nodes, run->plan->set.deadline, run->plan->set.fault_probe);
 }
 
 void run_setup_done(run_t *run)
@@ -199,12 +201,11 @@ void run_finish(run_t *run, int exit_status)
     phase_counters_free(run);
     run_record_free(run);
     if (run->rep_placement) {
-        for (int i = 0; i < run->plan->repeat; i++)
+        for (int i = 0; i < run->plan->set.repeat; i++)
             if (run->rep_placement[i].order)
                 placement_free(&run->rep_placement[i]);
         free(run->rep_placement);
     }
-    free(run->rep_seeds);
     if (run->have_placement)
         placement_free(&run->placement);
     nodes_free(&run->nodes);

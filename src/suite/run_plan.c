@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "congestor/flows.h"
-#include "suite/kernel_options.h"
+#include "suite/options/kernel_options.h"
+#include "suite/options/option_table.h"
 
 /* The tests with their limits; returns 1 when they are the default ones. */
 static int plan_tests(run_plan_t *p, const options_t *o, int load)
@@ -66,8 +67,8 @@ static void add_congestor(run_plan_t *p, const options_t *o, const congestor_ker
                                           .weight = weight,
                                           .measurements = p->congestor_measurements,
                                           .base_iterations = p->congestor_iterations,
-                                          .time_limit = p->time_limit,
-                                          .converge_tol = p->converge_tol};
+                                          .time_limit = p->set.time_limit,
+                                          .converge_tol = p->set.converge_tol};
     congestor_display_name(k, &p->congestors[n].params, p->congestors[n].name,
                            sizeof(p->congestors[n].name));
 }
@@ -112,45 +113,66 @@ static void plan_burst_cells(run_plan_t *p, const options_t *o)
                                             .jitter = o->burst_jitter};
 }
 
-static void copy_path(char *dst, const char *src) { snprintf(dst, OPT_PATH_MAX, "%s", src); }
+int run_plan_runs_kernel(const run_plan_t *p, const kernel_options_t *set)
+{
+    for (int i = 0; i < p->n_tests; i++)
+        if (&p->tests[i].kernel->options == set)
+            return 1;
+    for (int i = 0; i < p->n_congestors; i++)
+        if (&p->congestors[i].kernel->options == set)
+            return 1;
+    return 0;
+}
 
-void run_plan_build(run_plan_t *p, const options_t *o, program_t program)
+static int kernel_runs(const void *ctx, const kernel_options_t *set)
+{
+    return run_plan_runs_kernel(ctx, set);
+}
+
+int run_plan_check_kernel_options(const run_plan_t *p, const options_t *o, char *err,
+                                  size_t errlen)
+{
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
+        const char *kernel;
+        const kernel_options_t *set = option_row_kernel(r, &kernel);
+        if (!set || run_plan_runs_kernel(p, set) || !option_differs(o, r))
+            continue;
+        /* network_test runs tests only: an option it takes is a test's. */
+        int canary = (r->scope & OPT_NT) != 0;
+        snprintf(err, errlen, "%s is an option of the %s %s, which this run does not run (name it "
+                 "in %s)", r->name, canary ? "test" : "congestor", kernel,
+                 canary ? "--tests" : "--congestors");
+        return -1;
+    }
+    return 0;
+}
+
+
+void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed)
 {
     memset(p, 0, sizeof(*p));
     p->program = program;
-    p->time_limit = o->time_limit;
-    p->converge_tol = o->converge;
+    /* The settings taken as given: each where its row says. */
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
+        if (r->plan && !r->variant)
+            memcpy((char *)&p->set + r->plan - 1, option_field(o, r), option_value_size(r->type));
+    }
     int tests_default = plan_tests(p, o, program == PROGRAM_NETWORK_LOAD_TEST);
     int congestors_default = plan_congestors(p, o);
+    option_runs_t runs = {kernel_runs, p};
     p->official_default = options_non_default(o, program, tests_default, congestors_default,
-                                              p->non_default, sizeof(p->non_default)) == 0;
+                                              &runs, p->non_default, sizeof(p->non_default)) == 0;
     if (program == PROGRAM_NETWORK_CONGESTOR && o->flows[0]) {
         /* The flow list is the traffic: one kernel, the flows. */
         p->flows = 1;
         p->n_congestors = 0;
         add_congestor(p, o, &flows_kernel, 1);
     }
-    p->repeat = o->repeat;
-    p->congestor_sweep = o->congestor_sweep;
-    p->timeline = o->timeline;
-    p->node_probe = o->node_probe;
-    p->placement = o->placement;
-    p->canary_fraction = o->canary_fraction;
-    p->seed_given = o->seed_given;
+    p->seed_from_time = !o->seed_given;
+    int reps = p->set.repeat < 1 ? 1 : p->set.repeat < OPT_MAX_REPEAT ? p->set.repeat : OPT_MAX_REPEAT;
+    for (int r = 0; r < reps; r++)
+        p->seeds[r] = p->seed_from_time ? clock_seed + (uint64_t)r : o->seed;
     plan_burst_cells(p, o);
-    p->duration = o->duration;
-    p->report_interval = o->report_interval;
-    copy_path(p->start_file, o->start_file);
-    copy_path(p->stop_file, o->stop_file);
-    copy_path(p->flows_file, o->flows);
-    p->verbose = o->verbose;
-    p->quiet = o->quiet;
-    p->force = o->force;
-    p->nics_per_node = o->nics_per_node;
-    copy_path(p->output_dir, o->output_dir);
-    copy_path(p->json_path, o->json_path);
-    p->emulate_ppn = o->emulate_ppn;
-    p->emulate_nodes = o->emulate_nodes;
-    p->deadline = o->deadline;
-    p->fault_probe = o->fault_probe;
 }

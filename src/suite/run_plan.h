@@ -15,14 +15,21 @@
 #ifndef GPCNET_RUN_PLAN_H
 #define GPCNET_RUN_PLAN_H
 
+#include <stdint.h>
+
 #include "canary/canary.h"
 #include "congestor/congestor.h"
-#include "suite/option_parse.h"
+#include "suite/options/option_parse.h"
+#include "suite/run_settings.h"
 
 #define PLAN_MAX_BURST_CELLS (BURST_SWEEP_MAX * BURST_SWEEP_MAX * BURST_SWEEP_MAX)
 
 typedef struct {
     program_t program;
+    /* The settings taken as given (time limit, tolerance, the load
+     * sequence's switches, network_congestor's files, output and
+     * surroundings), each copied from its option by its row. */
+    run_settings_t set;
 
     /* The canary tests in the order they run. */
     int n_tests;
@@ -39,18 +46,11 @@ typedef struct {
     congestor_params_t congestor_params; /* steady, or the --burst shape */
     int flows;                           /* network_congestor --flows: the one kernel is flows */
 
-    /* Every test and pass. */
-    double time_limit;
-    double converge_tol;
-
-    /* The load sequence. */
-    int repeat;           /* >= 1 */
-    int congestor_sweep;  /* each congestor alone, then all together */
-    int timeline;         /* --timeline */
-    int node_probe;       /* rounds of the per-node probe (0: none) */
-    placement_kind_t placement;
-    double canary_fraction;
-    int seed_given;       /* the placement seed is fixed across repetitions */
+    /* The placement seed of each repetition, as resolved: --seed's value
+     * every time, or (the reference default) rank 0's clock at start plus
+     * the repetition's index, a fresh placement each repetition. */
+    int seed_from_time;
+    uint64_t seeds[OPT_MAX_REPEAT];
 
     /* --burst-sweep: the grid and each cell's shape, intensity outermost,
      * OFF fastest (burst_sweep.c runs one loaded phase per cell). */
@@ -59,26 +59,23 @@ typedef struct {
     int n_burst_cells;
     burst_shape_t burst_cells[PLAN_MAX_BURST_CELLS];
 
-    /* network_congestor. */
-    double duration;
-    double report_interval;
-    char start_file[OPT_PATH_MAX];
-    char stop_file[OPT_PATH_MAX];
-    char flows_file[OPT_PATH_MAX];
-
-    /* Output and the run's surroundings. */
-    int verbose, quiet, force;
-    int nics_per_node;
-    char output_dir[OPT_PATH_MAX];
-    char json_path[OPT_PATH_MAX]; /* as given (empty: <output_dir>/<program>.json) */
-    int emulate_ppn, emulate_nodes;
-    double deadline, fault_probe;
-
     int official_default;
     char non_default[512]; /* comma-separated setting names */
 } run_plan_t;
 
-/* Fills p from o for program (o as options_parse left it). */
-void run_plan_build(run_plan_t *p, const options_t *o, program_t program);
+/* Fills p from o for program (o as options_parse left it). clock_seed is
+ * the placement seed when --seed is not given: rank 0's clock, which the
+ * caller reads and broadcasts (the plan itself needs no MPI). */
+void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed);
+
+/* 1 when the kernel that declared set (infra/option_row.h) runs in p: a
+ * test or a congestor of the plan. */
+int run_plan_runs_kernel(const run_plan_t *p, const kernel_options_t *set);
+
+/* 0, or -1 with one line in err when o sets an option of a kernel p does
+ * not run: a run that does not select a kernel is the run of a build
+ * without it, where the option is unknown. */
+int run_plan_check_kernel_options(const run_plan_t *p, const options_t *o, char *err,
+                                  size_t errlen);
 
 #endif

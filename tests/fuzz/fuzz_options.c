@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "suite/option_parse.h"
+#include "suite/options/option_parse.h"
 
 static const char *test_ids[] = {"rr_two_sided_lat", "rr_get_lat", "rr_two_sided_bw",
                                  "rr_put_bw", "rr_two_sided_bw_sync", "nat_two_sided_bw",

@@ -1,4 +1,4 @@
-"""The load test's synchronisations (src/suite/load_sync.h) keep their
+"""The load test's synchronisations (src/suite/load_test/load_sync.h) keep their
 order on a real MPI: no canary starts before every congestor's warm-up
 ends, and no congestor stops before every canary has finished
 (tests/mpi/load_sync_check.c; SimGrid: heavy/test_simgrid.py)."""

@@ -141,7 +141,10 @@ def run(harness, program, np, *args):
 def test_the_kernels_option_is_in_help(harness, new_kernel_build):
     p = run(harness, new_kernel_build, 1, "--help")
     assert p.returncode == 0, p.stderr
-    assert "      --sendrecv-bytes N     message size of rr_sendrecv_lat (default 8)\n" \
+    # Under its kernel, after the general options.
+    assert "\nOptions of one test or congestor (only in runs that select it):\n" \
+           "  rr_sendrecv_lat:\n" \
+           "      --sendrecv-bytes N     message size of rr_sendrecv_lat (default 8)\n" \
         in p.stdout
     assert "rr_sendrecv_lat" in " ".join(p.stdout.split("--tests")[1].split()[:40])
 
@@ -171,3 +174,40 @@ def test_the_default_size_keeps_the_run_and_name(harness, new_kernel_build, tmp_
     doc = harness.load_json(tmp_path / "network_test.json")
     assert doc["config"]["sendrecv_bytes"] == 8
     assert "sendrecv_bytes" not in doc["config"]["non_default"]
+
+
+def settings_block(stdout):
+    """The "  Settings" line and the setting lines under it."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  Settings"))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("   "))
+    return lines[start:end]
+
+
+def test_a_run_without_the_kernel_is_one_of_a_build_without_it(harness, new_kernel_build,
+                                                               tmp_path):
+    """Its option is printed and recorded only when the kernel runs: the
+    settings and the JSON config of a run that does not select it are those
+    of the build without the kernel; its option alone is refused there as
+    the build without it refuses an unknown option."""
+    args = ["--emulate-nodes", "1", *harness.QUICK, "--tests", "rr_two_sided_lat",
+            "--output-dir", tmp_path, "--force"]
+    ours = run(harness, new_kernel_build, 4, *args)
+    assert ours.returncode == 0, ours.stdout[-3000:] + ours.stderr[-3000:]
+    ours_config = harness.load_json(tmp_path / "network_test.json")["config"]
+    base = harness.run(4, "network_test", *args)
+    assert base.returncode == 0, base.stdout[-3000:] + base.stderr[-3000:]
+    base_config = harness.load_json(tmp_path / "network_test.json")["config"]
+    assert "sendrecv" not in "\n".join(settings_block(ours.stdout))
+    assert settings_block(ours.stdout) == settings_block(base.stdout)
+    for config in (ours_config, base_config):
+        assert config["seed_source"] == "time"
+        config.pop("seed")  # rank 0's clock, a second apart
+    assert ours_config == base_config and "sendrecv_bytes" not in ours_config
+    p = run(harness, new_kernel_build, 2, "--emulate-nodes", "1", "--tests", "rr_two_sided_lat",
+            "--sendrecv-bytes", "64", "--output-dir", tmp_path / "refused")
+    assert p.returncode == 2
+    assert p.stderr.count("network_test: --sendrecv-bytes is an option of the test "
+                          "rr_sendrecv_lat, which this run does not run (name it in --tests)\n"
+                          "See 'network_test --help' for the options.\n") == 1
+    assert not (tmp_path / "refused" / "network_test.json").exists()

@@ -73,3 +73,38 @@ def test_no_source_file_over_400_lines():
     long = {str(f.relative_to(SRC)): n for f in SRC.rglob("*.[ch]")
             if (n := len(f.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+
+
+# The folders of src/suite (docs/design.md#layout): the options and the
+# record are below the programs' own suites, and no program's suite
+# includes another's.
+PROGRAM_SUITES = ("suite/network_test", "suite/load_test", "suite/network_congestor")
+
+
+def layering_breaks(graph):
+    """(module, include) pairs that point up or across the folders."""
+    breaks = []
+    for mod, deps in graph.items():
+        for dep in deps:
+            lower = mod.startswith(("suite/options/", "suite/record/", "infra/", "canary/",
+                                    "congestor/"))
+            if lower and dep.startswith(PROGRAM_SUITES):
+                breaks.append((mod, dep))
+            for own in PROGRAM_SUITES:
+                if dep.startswith(own + "/") and mod.startswith("suite/") and \
+                        mod.startswith(PROGRAM_SUITES) and not mod.startswith(own + "/"):
+                    breaks.append((mod, dep))
+    return sorted(breaks)
+
+
+def test_layering_sees_a_break():
+    graph = {"suite/options/option_table": {"suite/load_test/load_suite"},
+             "suite/load_test/load_phase": {"suite/network_congestor/congestor_suite"},
+             "suite/load_test/load_suite": {"suite/options/option_table", "suite/run_plan"}}
+    assert layering_breaks(graph) == [
+        ("suite/load_test/load_phase", "suite/network_congestor/congestor_suite"),
+        ("suite/options/option_table", "suite/load_test/load_suite")]
+
+
+def test_options_and_record_include_no_program_suite():
+    assert layering_breaks(module_graph()) == []

@@ -1,5 +1,5 @@
 /* Checks the order the load test's synchronisations promise
- * (src/suite/load_sync.h), on any MPI and under SimGrid:
+ * (src/suite/load_test/load_sync.h), on any MPI and under SimGrid:
  *   - no canary starts before every congestor has run its warm-up;
  *   - no congestor stops before every canary has finished.
  * Congestors warm up and canaries "measure" for different times (sleeps,
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "suite/load_sync.h"
+#include "suite/load_test/load_sync.h"
 
 /* One clock for all ranks of one host: MPI_Wtime need not be comparable
  * across processes. SMPI's headers turn clock_gettime and nanosleep into

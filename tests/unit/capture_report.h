@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "infra/json_writer.h"
-#include "suite/option_report.h"
+#include "suite/options/option_report.h"
 
 /* The text write() puts on stdout, or the config object when w is given. */
 static char *captured(void (*write)(const run_t *), const run_t *run, json_writer_t *w)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 #include "canary/canary.h"
-#include "suite/kernel_options.h"
-#include "suite/option_table.h"
+#include "suite/options/kernel_options.h"
+#include "suite/options/option_table.h"
 
 typedef struct {
     long message_bytes;
@@ -85,19 +85,22 @@ static const congestor_kernel_t fixture_congestor = {
 static void install_kernel_rows_and_fixture(void)
 {
     static const kernel_options_t *sets[258];
+    static const char *kernels[258];
     char err[256];
     if (kernel_options_install(err, sizeof(err)) != 0) {
         fprintf(stderr, "the kernels' option rows: %s\n", err);
         exit(1);
     }
-    int n = kernel_options_sets(sets, 256);
+    int n = kernel_options_sets(sets, kernels, 256);
     if (n < 0) {
         fprintf(stderr, "too many kernels for the fixture\n");
         exit(1);
     }
+    kernels[n] = fixture_kernel.id;
     sets[n++] = &fixture_kernel.options;
+    kernels[n] = fixture_congestor.id;
     sets[n++] = &fixture_congestor.options;
-    if (option_rows_install(sets, n, err, sizeof(err)) != 0) {
+    if (option_rows_install(sets, kernels, n, err, sizeof(err)) != 0) {
         fprintf(stderr, "the fixture's option rows: %s\n", err);
         exit(1);
     }

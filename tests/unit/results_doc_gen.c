@@ -24,12 +24,12 @@
 #include "infra/nic_state.h"
 #include "infra/pair_rounds.h"
 #include "infra/placement.h"
-#include "suite/load_summary.h"
+#include "suite/load_test/load_summary.h"
 #include "suite/node_probe.h"
-#include "suite/option_parse.h"
-#include "suite/results_json.h"
+#include "suite/options/option_parse.h"
+#include "suite/record/results_json.h"
 #include "suite/run_plan.h"
-#include "suite/run_record.h"
+#include "suite/record/run_record.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -202,14 +202,13 @@ int main(int argc, char **argv)
     options_defaults(&run.opt, PROGRAM_NETWORK_LOAD_TEST);
     run.opt.node_probe = rounds;
     run.opt.force = 1;
-    run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_LOAD_TEST);
-    plan.nics_per_node = nics;
-    snprintf(plan.output_dir, sizeof(plan.output_dir), "results");
+    run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_LOAD_TEST, 12345);
+    plan.set.nics_per_node = nics;
+    snprintf(plan.set.output_dir, sizeof(plan.set.output_dir), "results");
     run.plan = &plan;
     run.program = PROGRAM_NETWORK_LOAD_TEST;
     run.size = ranks;
     run.repetition = 1;
-    run.seed = 12345;
     run.started = 1764979200;
     run.finished = run.started + 3600;
     run.setup_s = 42.0;
@@ -219,7 +218,7 @@ int main(int argc, char **argv)
     snprintf(run.mpi_library, sizeof(run.mpi_library), "MPICH Version: 4.1.2");
     snprintf(run.mpi_standard, sizeof(run.mpi_standard), "4.0");
     nodes_of(&run.nodes, n_nodes, ranks);
-    if (placement_compute(&run.placement, run.seed, n_nodes, plan.canary_fraction, plan.n_congestors,
+    if (placement_compute(&run.placement, run_seed(&run), n_nodes, plan.set.canary_fraction, plan.n_congestors,
                           plan.weights) != 0) {
         fprintf(stderr, "results_doc_gen: too few nodes for the default placement\n");
         return 2;

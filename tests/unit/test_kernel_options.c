@@ -13,7 +13,7 @@
 #include "check.h"
 #include "capture_report.h"
 #include "kernel_option_fixture.h"
-#include "suite/option_report.h"
+#include "suite/options/option_report.h"
 #include "suite/run_plan.h"
 
 static const char *test_ids[] = {"a", "b"}, *cong_ids[] = {"c"};
@@ -72,31 +72,72 @@ static void official(void)
     char err[512], names[512];
     CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "64", NULL}, err) ==
           OPT_RUN);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, names, 512) == 0);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, NULL, names, 512) == 0);
     CHECK(parse(&o, PROGRAM_NETWORK_TEST, (char *[]){"--fixture-bytes", "128", NULL}, err) ==
           OPT_RUN);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, names, 512) == 1);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_TEST, 1, 1, NULL, names, 512) == 1);
     CHECK(strcmp(names, "fixture_bytes") == 0);
 }
 
+static int every_kernel_runs(const void *ctx, const kernel_options_t *set) { return 1; }
+
+/* Printed, recorded and counted only in a run of the kernel: a run
+ * without it reads as a run of a build without it, and refuses its
+ * options as that build would. */
 static void settings_and_config(void)
 {
     static run_t run;
     static run_plan_t plan;
-    char err[512];
+    char err[512], names[512];
     json_writer_t w;
     run.program = PROGRAM_NETWORK_LOAD_TEST;
     CHECK(parse(&run.opt, run.program, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
           OPT_RUN);
-    run_plan_build(&plan, &run.opt, run.program);
+    run_plan_build(&plan, &run.opt, run.program, 0);
     run.plan = &plan;
     run.nodes.ppn_max = run.nodes.ppn_min = 1;
+    CHECK(!run_plan_runs_kernel(&plan, &fixture_kernel.options));
+    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "--fixture-bytes is an option of the test fixture, which this run does "
+                      "not run (name it in --tests)") == 0);
     const char *settings = captured(options_print_settings, &run, NULL);
+    CHECK(!strstr(settings, "fixture"));
+    static char config[16384];
+    snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
+    CHECK(!strstr(config, "fixture"));
+    CHECK(plan.official_default == 1);
+
+    /* The fixture runs: its options are printed, recorded and counted. */
+    plan.tests[0].kernel = &fixture_kernel;
+    CHECK(run_plan_runs_kernel(&plan, &fixture_kernel.options));
+    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == 0);
+    settings = captured(options_print_settings, &run, NULL);
     CHECK(strstr(settings, "\n   fixture message = 256 B\n") != NULL);
-    const char *config = captured(NULL, &run, &w);
+    snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
     CHECK(strstr(config, "\"fixture_bytes\": 256") != NULL);
     CHECK(strstr(config, "\"fixture_depth\": 3") != NULL);
-    CHECK(strstr(config, "\"non_default\": [\n      \"fixture_bytes\"\n    ],") != NULL);
+    option_runs_t all = {every_kernel_runs, NULL};
+    CHECK(options_non_default(&run.opt, run.program, 1, 1, &all, names, 512) == 1);
+    CHECK(strcmp(names, "fixture_bytes") == 0);
+
+    /* A congestor's option names --congestors. */
+    CHECK(parse(&run.opt, PROGRAM_NETWORK_CONGESTOR,
+                (char *[]){"--fixture-congestor-bytes", "16", NULL}, err) == OPT_RUN);
+    run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_CONGESTOR, 0);
+    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == -1);
+    CHECK(strstr(err, "of the congestor fixture_congestor") && strstr(err, "--congestors"));
+}
+
+/* --help lists a kernel's options under its kernel, after the others. */
+static void help_under_the_kernel(void)
+{
+    static char usage[16384];
+    options_usage(PROGRAM_NETWORK_TEST, &tests, &congs, usage, sizeof(usage));
+    const char *section = strstr(usage, "\nOptions of one test or congestor (only in runs that "
+                                        "select it):\n  fixture:\n      --fixture-bytes N");
+    CHECK(section != NULL);
+    CHECK(section && strstr(usage, "--fault-probe") < section);
+    CHECK(section && !strstr(section, "--time-limit"));
 }
 
 /* The block the plan gives the kernel, and the name derived from it. */
@@ -154,7 +195,7 @@ static void refusals(void)
     char err[256];
     for (int i = 0; i < 3; i++) {
         const kernel_options_t *set = &bad[i];
-        CHECK(option_rows_install(&set, 1, err, sizeof(err)) == -1);
+        CHECK(option_rows_install(&set, (const char *[]){"bad"}, 1, err, sizeof(err)) == -1);
         if (!strstr(err, why[i]))
             fprintf(stderr, "refusal: %s\n", err);
         CHECK(strstr(err, why[i]) != NULL);
@@ -176,6 +217,7 @@ int main(void)
     help();
     official();
     settings_and_config();
+    help_under_the_kernel();
     plan_params();
     refusals();
     return check_report("test_kernel_options");

@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "suite/option_report.h"
-#include "suite/option_table.h"
+#include "suite/options/option_report.h"
+#include "suite/options/option_table.h"
+#include "suite/run_plan.h"
 #include "capture_report.h"
 #include "kernel_option_fixture.h"
 
@@ -109,6 +110,13 @@ static void every_row_parses(void)
             /* The value landed in the row's field. */
             CHECK(memcmp(option_field(&o, r), option_field(&d, r), 8) != 0 ||
                   r->type == OT_TESTS || r->type == OT_CONGESTORS);
+            /* And in the plan where the row says, as given. */
+            if (r->plan) {
+                static run_plan_t plan;
+                run_plan_build(&plan, &o, programs[p], 0);
+                CHECK(memcmp((char *)&plan.set + r->plan - 1, option_field(&o, r),
+                             option_value_size(r->type)) == 0);
+            }
             if (r->type == OT_TESTS)
                 CHECK(o.n_tests == 1 && o.tests[0] == 1);
             if (r->type == OT_CONGESTORS)
@@ -186,9 +194,9 @@ static void official_check(void)
     options_t o;
     char err[512], names[512];
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, NULL, names, 512) == 0);
     CHECK(names[0] == '\0');
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 0, 0, names, 512) == 2);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 0, 0, NULL, names, 512) == 2);
     CHECK(strcmp(names, "tests, congestors") == 0);
     /* Every official row, changed alone, is named by its key. */
     for (int i = 0; i < option_count(); i++) {
@@ -205,19 +213,19 @@ static void official_check(void)
         int with_official = with && strncmp(with, "--burst", 7) == 0;
         char expect[128];
         snprintf(expect, sizeof(expect), "%s%s", with_official ? "burst, " : "", r->key);
-        CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) ==
+        CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, NULL, names, 512) ==
               (with_official ? 2 : 1));
         CHECK(strcmp(names, expect) == 0);
     }
     /* Giving the default value keeps a run official; the seed is the
      * exception: its default is the clock. */
     CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, "--time-limit", "10", err) == OPT_RUN);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, NULL, names, 512) == 0);
     CHECK(parse2(&o, PROGRAM_NETWORK_LOAD_TEST, "--seed", "time", err) == OPT_RUN);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, names, 512) == 0);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_LOAD_TEST, 1, 1, NULL, names, 512) == 0);
     /* network_congestor places no canaries: its seed changes no measurement. */
     CHECK(parse2(&o, PROGRAM_NETWORK_CONGESTOR, "--seed", "4", err) == OPT_RUN);
-    CHECK(options_non_default(&o, PROGRAM_NETWORK_CONGESTOR, 1, 1, names, 512) == 0);
+    CHECK(options_non_default(&o, PROGRAM_NETWORK_CONGESTOR, 1, 1, NULL, names, 512) == 0);
 }
 
 static void settings_and_config_carry_every_option(void)
@@ -235,7 +243,7 @@ static void settings_and_config_carry_every_option(void)
         snprintf(run.opt.stop_file, OPT_PATH_MAX, "stop"); /* these two too */
         snprintf(run.opt.start_file, OPT_PATH_MAX, "start");
         static run_plan_t plan;
-        run_plan_build(&plan, &run.opt, programs[p]);
+        run_plan_build(&plan, &run.opt, programs[p], 0);
         run.plan = &plan;
         run.nodes.ppn_max = run.nodes.ppn_min = 1;
         static char config[16384];
@@ -246,18 +254,79 @@ static void settings_and_config_carry_every_option(void)
             const opt_row_t *r = option_row(i);
             if (r->variant || !r->key)
                 continue;
+            /* A kernel's own option only in runs of its kernel (the
+             * fixtures' kernels are in no plan). */
+            const kernel_options_t *set = option_row_kernel(r, NULL);
+            int runs = !set || run_plan_runs_kernel(&plan, set);
             snprintf(key, sizeof(key), "\"%s\": ", r->key);
             if (r->config & bit) {
-                if (!strstr(config, key))
-                    fprintf(stderr, "config lacks %s\n", key);
-                CHECK(strstr(config, key) != NULL);
+                if (!strstr(config, key) != !runs)
+                    fprintf(stderr, "config %s %s\n", runs ? "lacks" : "has", key);
+                CHECK(!strstr(config, key) == !runs);
             }
             snprintf(key, sizeof(key), "   %s = ", r->label ? r->label : "");
             if (r->label && (option_scope(r->name) & bit))
-                CHECK(strstr(settings, key) != NULL);
+                CHECK(!strstr(settings, key) == !runs);
         }
         CHECK(strstr(config, "\"official_default\": false") != NULL);
     }
+}
+
+/* A key's place in a record names it alone, and the records list the
+ * published keys in the reference's order, every keyed row once. */
+/* Every setting of the plan's set comes from one row: 23 rows for the 23
+ * members of run_settings_t, no two sharing a byte (a member no row
+ * filled would stay zero in every plan). */
+static void plan_settings_from_rows(void)
+{
+    static unsigned char covered[sizeof(run_settings_t)];
+    memset(covered, 0, sizeof(covered));
+    int rows = 0;
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *r = option_row(i);
+        if (!r->plan || r->variant)
+            continue;
+        rows++;
+        size_t at = r->plan - 1, n = option_value_size(r->type);
+        CHECK(n > 0 && at + n <= sizeof(run_settings_t));
+        for (size_t b = at; b < at + n && b < sizeof(covered); b++) {
+            CHECK(covered[b] == 0);
+            covered[b] = 1;
+        }
+    }
+    CHECK(rows == 23);
+}
+
+static void record_places(void)
+{
+    for (int i = 0; i < option_count(); i++) {
+        const opt_row_t *a = option_row(i);
+        if (a->variant || !a->key)
+            continue;
+        for (int j = i + 1; j < option_count(); j++) {
+            const opt_row_t *b = option_row(j);
+            if (b->variant || !b->key || strcmp(a->key, b->key) == 0)
+                continue;
+            CHECK(!a->at.official || a->at.official != b->at.official);
+            CHECK(!a->at.settings || a->at.settings != b->at.settings);
+            CHECK(!a->at.config || a->at.config != b->at.config);
+        }
+    }
+    const char *keys[OPT_MAX_KEYS];
+    int n = option_keys(OPT_ORDER_OFFICIAL, NULL, 0, keys, OPT_MAX_KEYS);
+    CHECK(n > 17 && strcmp(keys[0], "tests") == 0 && strcmp(keys[5], "time_limit_s") == 0 &&
+          strcmp(keys[16], "placement") == 0);
+    for (int i = 0; i < option_count(); i++) {
+        int times = 0;
+        for (int k = 0; option_row(i)->key && k < n; k++)
+            times += strcmp(keys[k], option_row(i)->key) == 0;
+        CHECK(!option_row(i)->key || times == 1);
+    }
+    /* A key that is no option goes in its place among the rows'. */
+    const opt_record_key_t extra[] = {{"first", {.config = 1}}, {"loops", {.config = 10}}};
+    n = option_keys(OPT_ORDER_CONFIG, extra, 2, keys, OPT_MAX_KEYS);
+    CHECK(strcmp(keys[0], "first") == 0 && strcmp(keys[1], "seed") == 0 &&
+          strcmp(keys[8], "time_limit_s") == 0 && strcmp(keys[9], "loops") == 0);
 }
 
 int main(void)
@@ -275,5 +344,7 @@ int main(void)
     help_lists_every_option();
     official_check();
     settings_and_config_carry_every_option();
+    record_places();
+    plan_settings_from_rows();
     return check_report("test_option_table");
 }

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "suite/option_parse.h"
+#include "suite/options/option_parse.h"
 
 static const char *tests_ids[] = {"rr_two_sided_lat", "rr_two_sided_bw_sync", "multiple_allreduce"};
 static const char *cong_ids[] = {"a2a", "p2p_incast", "rma_incast", "rma_bcast"};
@@ -69,6 +69,28 @@ int main(void)
     BAD(LOAD, "--time-limit", "-1", NULL, "--time-limit");
     BAD(LOAD, "--time-limit", "nan", NULL, "--time-limit");
     BAD(LOAD, "--time-limit", "1e999", NULL, "--time-limit");
+    /* A number is written in decimal (suite/options/option_number.h): an exponent
+     * is decimal too; hexadecimal, inf, blanks and signs alone are not. */
+    CHECK(parse(LOAD, "--time-limit", "1e1", NULL) == OPT_RUN && o.time_limit == 10.0);
+    CHECK(parse(LOAD, "--time-limit", ".5", NULL) == OPT_RUN && o.time_limit == 0.5);
+    CHECK(parse(LOAD, "--time-limit", "+2.", NULL) == OPT_RUN && o.time_limit == 2.0);
+    BAD(LOAD, "--time-limit", "0x10", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "0x1p3", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "inf", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "infinity", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", " 5", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "5 ", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "1e", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", ".", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--time-limit", "-", NULL, "--time-limit: expected a number");
+    BAD(LOAD, "--seed", "0x10", NULL, "--seed: expected a whole number");
+    BAD(LOAD, "--seed", " 7", NULL, "--seed: expected a whole number");
+    BAD(LOAD, "--burst", "0x10ms,1s", NULL, "--burst: expected ON,OFF durations");
+    BAD(LOAD, "--burst", "infms,1s", NULL, "--burst: expected ON,OFF durations");
+    BAD(LOAD, "--burst", "50ms, 1s", NULL, "--burst: expected ON,OFF durations");
+    CHECK(parse(LOAD, "--burst", "5e1ms,.2s", NULL) == OPT_RUN && o.burst[0] > 0.0499 && o.burst[0] < 0.0501 &&
+          o.burst[1] == 0.2);
+    BAD(LOAD, "--burst-sweep", "ON=10ms;OFF=0;INTENSITY=0x1", NULL, "--burst-sweep");
     BAD(LOAD, "--seed", "-3", NULL, "--seed: expected a whole number");
     BAD(LOAD, "--seed", "12x", NULL, "--seed");
     BAD(LOAD, "--canary-fraction", "1.5", NULL, "--canary-fraction");

@@ -26,7 +26,7 @@ int main(void)
     /* network_test by default: the 8 published canaries with their
      * published limits, in table order; the extras only when named. */
     options_defaults(&o, PROGRAM_NETWORK_TEST);
-    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 0);
     CHECK(c.n_tests == 8);
     for (int i = 0; i < canary_kernel_count; i++)
         CHECK(canary_in_default_set[i] == (i < 8));
@@ -57,14 +57,14 @@ int main(void)
     o.n_tests = 2;
     o.tests[0] = 0;
     o.tests[1] = canary_kernel_count - 1;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 0);
     CHECK(c.n_tests == 2 && c.tests[1].kernel == canary_kernels[canary_kernel_count - 1]);
     CHECK(!canary_in_default_set[canary_kernel_count - 1] && c.official_default == 0);
 
     /* The load test: its three canaries and the default four congestors. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
     o.seed = 7; /* a seed that was not given is no override */
-    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 0);
     CHECK(c.n_tests == 3);
     for (int i = 0; i < c.n_tests; i++)
         CHECK(c.tests[i].kernel->load_canary);
@@ -81,7 +81,7 @@ int main(void)
     o.rings = 4;
     o.iterations = 20;
     o.warmup = 0;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 0);
     for (int i = 0; i < c.n_tests; i++) {
         CHECK(c.tests[i].limits.measurements == 3 && c.tests[i].limits.iterations == 20);
         CHECK(c.tests[i].limits.warmup == 0);
@@ -102,7 +102,7 @@ int main(void)
     o.congestor_weights[1] = 1;
     o.seed_given = 1;
     o.congestor_iterations = 8;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 0);
     CHECK(c.n_tests == 1 && c.tests[0].kernel == canary_kernels[0]);
     CHECK(c.n_congestors == 2 && c.weights[0] == 2 && c.weights[1] == 1);
     CHECK(strcmp(c.congestors[0].kernel->id, "rma_bcast") == 0);
@@ -110,7 +110,7 @@ int main(void)
     CHECK(strcmp(c.non_default, "tests, congestors, seed, congestor_iterations") == 0);
     options_defaults(&o, PROGRAM_NETWORK_TEST);
     o.seed_given = 1;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 0);
     CHECK(c.official_default == 1);
 
     /* Every entry carries what canary_measure and congestor_pass read. */
@@ -121,7 +121,7 @@ int main(void)
     o.congestor_measurements = 3;
     o.congestor_iterations = 16;
     o.congestor_bytes = 65536;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 0);
     for (int i = 0; i < c.n_tests; i++)
         CHECK(c.tests[i].time_limit == 12.5 && c.tests[i].converge_tol == 0.05 &&
               c.tests[i].ring_seed == 99);
@@ -134,13 +134,30 @@ int main(void)
         CHECK(strstr(e->name, e->kernel->id[0] == 'd' ? "(6553600 B)" : "(65536 B)") != NULL);
     }
 
+    /* The seeds of every repetition are in the plan: --seed's value each
+     * time, or the clock's seed plus the repetition's index. */
+    options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
+    o.repeat = 3;
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 1000);
+    CHECK(c.seed_from_time == 1);
+    CHECK(c.seeds[0] == 1000 && c.seeds[1] == 1001 && c.seeds[2] == 1002);
+    o.seed_given = 1;
+    o.seed = 42;
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 1000);
+    CHECK(c.seed_from_time == 0);
+    CHECK(c.seeds[0] == 42 && c.seeds[1] == 42 && c.seeds[2] == 42);
+    /* Without --repeat there is one repetition, and its seed. */
+    options_defaults(&o, PROGRAM_NETWORK_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_TEST, 7);
+    CHECK(c.set.repeat == 1 && c.seeds[0] == 7);
+
     /* --burst-sweep: one shape per cell, intensity outermost, OFF fastest. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
     o.burst_sweep = (burst_sweep_t){.n_on = 2, .n_off = 3, .n_intensity = 2,
                                     .on = {0.01, 0.02}, .off = {0.1, 0.2, 0.3},
                                     .intensity = {0.5, 1.0}};
     o.burst_jitter = 0.25;
-    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 0);
     CHECK(c.n_burst_cells == 12);
     CHECK(c.burst_cells[0].on_s == 0.01 && c.burst_cells[0].off_s == 0.1 &&
           c.burst_cells[0].intensity == 0.5 && c.burst_cells[0].jitter == 0.25);
@@ -152,7 +169,7 @@ int main(void)
     /* network_congestor --flows: the plan's one congestor is the flows kernel. */
     options_defaults(&o, PROGRAM_NETWORK_CONGESTOR);
     snprintf(o.flows, sizeof(o.flows), "pairs.txt");
-    run_plan_build(&c, &o, PROGRAM_NETWORK_CONGESTOR);
+    run_plan_build(&c, &o, PROGRAM_NETWORK_CONGESTOR, 0);
     CHECK(c.flows == 1 && c.n_congestors == 1 && c.weights[0] == 1);
     CHECK(strcmp(c.congestors[0].kernel->id, "flows") == 0);
 

@@ -134,7 +134,7 @@ def test_load_test_barriers_stay_apart_with_rendezvous_sends(tmp_path, seed):
 def test_load_sync_keeps_its_order_under_smpi(tmp_path, root):
     """SimGrid 3.32's MPI_Ibarrier lets every rank through once rank 0 has
     entered it: the canaries started before the congestors' warm-up and the
-    congestors stopped before the canaries ended. src/suite/load_sync.h;
+    congestors stopped before the canaries ended. src/suite/load_test/load_sync.h;
     tests/mpi/load_sync_check.c checks the order in simulated time."""
     exe = tmp_path / "load_sync_check"
     subprocess.run(["smpicc", "-std=c11", f"-I{REPO / 'src'}",

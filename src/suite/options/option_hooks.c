@@ -1,0 +1,288 @@
+#include "suite/options/option_hooks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "suite/options/option_burst.h"
+
+static int is_load(const run_t *run)
+{
+    return run->program == PROGRAM_NETWORK_LOAD_TEST;
+}
+
+static void show_official(const run_t *run)
+{
+    if (run->program == PROGRAM_NETWORK_CONGESTOR) {
+        printf("  Settings\n"); /* it measures nothing the paper publishes */
+        return;
+    }
+    printf("  Settings (official default configuration: %s%s%s)\n",
+           run->plan->official_default ? "yes" : "no", run->plan->official_default ? "" : "; differs: ",
+           run->plan->non_default);
+}
+
+static void config_official(json_writer_t *w, const run_t *run)
+{
+    jw_bool(w, "official_default", run->plan->official_default);
+    jw_array_begin(w, "non_default");
+    char names[sizeof(run->plan->non_default)];
+    snprintf(names, sizeof(names), "%s", run->plan->non_default);
+    for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
+        jw_string(w, NULL, tok);
+    jw_array_end(w);
+}
+
+static void show_seed(const run_t *run)
+{
+    printf("   seed = %llu (%s)\n", (unsigned long long)run_seed(run),
+               run->plan->seed_from_time ? "time on rank 0" : "--seed");
+}
+
+static void config_seed(json_writer_t *w, const run_t *run)
+{
+    /* With --repeat, the first repetition's (repetitions[] has them all). */
+    jw_int(w, "seed", (long long)run->plan->seeds[0]);
+    jw_string(w, "seed_source", run->plan->seed_from_time ? "time" : "option");
+}
+
+static void show_congestors(const run_t *run)
+{
+    printf("   congestors =");
+    for (int i = 0; i < run->plan->n_congestors; i++)
+        printf("%s %s:%d", i ? "," : "", run->plan->congestors[i].kernel->id, run->plan->weights[i]);
+    printf("\n");
+}
+
+static void config_congestors(json_writer_t *w, const run_t *run)
+{
+    jw_array_begin(w, "congestors");
+    for (int i = 0; is_load(run) && i < run->plan->n_congestors; i++) {
+        jw_object_begin(w, NULL);
+        jw_string(w, "id", run->plan->congestors[i].kernel->id);
+        char published[64]; /* the name at the published size, as ever */
+        const congestor_kernel_t *k = run->plan->congestors[i].kernel;
+        const congestor_params_t defaults = congestor_params_default(k);
+        congestor_display_name(k, &defaults, published, sizeof(published));
+        jw_string(w, "name", published);
+        jw_int(w, "weight", run->plan->weights[i]);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+static void show_congestor_loops(const run_t *run)
+{
+    printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
+               run->plan->congestor_measurements, run->plan->congestor_iterations);
+}
+
+static void config_congestor_measurements(json_writer_t *w, const run_t *run)
+{
+    if (is_load(run))
+        jw_int(w, "congestor_measurements", run->plan->congestor_measurements);
+}
+
+static void config_congestor_iterations(json_writer_t *w, const run_t *run)
+{
+    if (is_load(run))
+        jw_int(w, "congestor_iterations", run->plan->congestor_iterations);
+}
+
+static void show_repeat(const run_t *run)
+{
+    if (run->plan->set.repeat > 1)
+        printf("   repeat = %d (%s)\n", run->plan->set.repeat,
+               run->plan->seed_from_time ? "fresh placement seed each time" : "same seed each time");
+}
+
+/* network_congestor's: per round, of the kernels or of the flows. */
+static void show_congestor_iterations(const run_t *run)
+{
+    if (run->plan->set.flows_file[0])
+        printf("   flow iterations = %d per round\n",
+               run->plan->congestors[0].kernel->iterations_for(run->plan->congestor_iterations, 0));
+    else
+        printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
+               run->plan->congestor_iterations);
+}
+
+static void show_duration(const run_t *run)
+{
+    if (run->plan->set.duration > 0.0)
+        printf("   duration = %g s\n", run->plan->set.duration);
+    else
+        printf("   duration = until a signal%s\n",
+               run->plan->set.stop_file[0] ? " or the stop file" : "");
+}
+
+static void show_tests(const run_t *run)
+{
+    for (int i = 0; i < run->plan->n_tests; i++) {
+        loop_limits_t l = run->plan->tests[i].limits;
+        printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
+               run->plan->tests[i].kernel->id, l.measurements, l.rings, l.iterations, l.warmup);
+    }
+}
+
+static void config_tests(json_writer_t *w, const run_t *run)
+{
+    jw_array_begin(w, "tests");
+    for (int i = 0; i < run->plan->n_tests; i++)
+        jw_string(w, NULL, run->plan->tests[i].kernel->id);
+    jw_array_end(w);
+}
+
+static void config_loops(json_writer_t *w, const run_t *run)
+{
+    jw_object_begin(w, "loops");
+    for (int i = 0; i < run->plan->n_tests; i++) {
+        jw_object_begin(w, run->plan->tests[i].kernel->id);
+        jw_int(w, "measurements", run->plan->tests[i].limits.measurements);
+        jw_int(w, "rings", run->plan->tests[i].limits.rings);
+        jw_int(w, "iterations", run->plan->tests[i].limits.iterations);
+        jw_int(w, "warmup", run->plan->tests[i].limits.warmup);
+        jw_object_end(w);
+    }
+    jw_object_end(w);
+}
+
+static void show_nodes(const run_t *run)
+{
+    const options_t *o = &run->opt;
+    if (o->emulate_ppn)
+        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
+    else if (o->emulate_nodes)
+        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
+    else
+        printf("   nodes = shared-memory hosts\n");
+}
+
+static void config_nodes(json_writer_t *w, const run_t *run)
+{
+    const options_t *o = &run->opt;
+    if (!o->emulate_ppn && !o->emulate_nodes) {
+        jw_null(w, "emulated_nodes");
+        return;
+    }
+    jw_object_begin(w, "emulated_nodes");
+    if (o->emulate_ppn)
+        jw_int(w, "ranks_per_node", o->emulate_ppn);
+    else
+        jw_int(w, "nodes", o->emulate_nodes);
+    jw_object_end(w);
+}
+
+static void show_ppn(const run_t *run)
+{
+    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
+           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->plan->set.nics_per_node,
+           (double)run->nodes.ppn_max / run->plan->set.nics_per_node);
+}
+
+static void show_mpi(const run_t *run)
+{
+    printf("   MPI = %s\n", run->mpi_library);
+}
+
+static void show_json(const run_t *run)
+{
+    printf("   JSON = %s\n", run->json_path);
+}
+
+static void config_json(json_writer_t *w, const run_t *run)
+{
+    jw_string(w, "json", run->json_path);
+}
+
+/* Only when set: a steady run's settings and config stay the published
+ * ones. --burst-intensity alone paces a load without pauses. */
+static void show_burst(const run_t *run)
+{
+    const burst_shape_t *b = &run->plan->congestor_params.burst;
+    if (burst_is_steady(b))
+        return;
+    if (run->opt.burst[0] > 0.0)
+        printf("   burst = %g s on, %g s off, intensity %g, jitter %g\n", b->on_s, b->off_s,
+               b->intensity, b->jitter);
+    else
+        printf("   burst = none, intensity %g (paced, no pauses)\n", b->intensity);
+}
+
+static void config_burst(json_writer_t *w, const run_t *run)
+{
+    const burst_shape_t *b = &run->plan->congestor_params.burst;
+    /* A --burst-sweep run sets the shape cell by cell: its grid is the
+     * record ("burst_sweep"), not the cell running now. */
+    if (burst_is_steady(b) || run->opt.burst_sweep.n_on > 0)
+        return;
+    jw_object_begin(w, "burst");
+    if (run->opt.burst[0] > 0.0) {
+        jw_number(w, "on_s", b->on_s);
+        jw_number(w, "off_s", b->off_s);
+    } else {
+        jw_null(w, "on_s");
+        jw_null(w, "off_s");
+    }
+    jw_number(w, "intensity", b->intensity);
+    jw_number(w, "jitter", b->jitter);
+    jw_object_end(w);
+}
+
+static void show_burst_sweep(const run_t *run)
+{
+    option_burst_sweep_show(stdout, &run->opt);
+}
+
+static void config_burst_sweep(json_writer_t *w, const run_t *run)
+{
+    option_burst_sweep_json(w, &run->opt);
+}
+
+static void show_timeline(const run_t *run)
+{
+    if (run->plan->set.timeline)
+        printf("   timeline = yes\n");
+}
+
+static void config_timeline(json_writer_t *w, const run_t *run)
+{
+    if (run->plan->set.timeline)
+        jw_bool(w, "timeline", 1);
+}
+
+static const option_hook_t hooks[] = {
+    {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
+    {"burst_sweep", OPT_LT, show_burst_sweep, config_burst_sweep},
+    {"timeline", OPT_LT, show_timeline, config_timeline},
+    {"official_default", OPT_ANY, show_official, config_official},
+    {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
+    {"congestors", OPT_LT, show_congestors, config_congestors},
+    {"congestor_measurements", OPT_LT, show_congestor_loops, config_congestor_measurements},
+    {"congestor_iterations", OPT_NC, show_congestor_iterations, config_congestor_iterations},
+    {"duration", OPT_NC, show_duration, NULL},
+    {"repeat", OPT_LT, show_repeat, NULL},
+    {"tests", OPT_MEASURING, show_tests, config_tests},
+    {"loops", 0, NULL, config_loops},
+    {"emulated_nodes", OPT_MEASURING, show_nodes, config_nodes},
+    {"nics_per_node", OPT_MEASURING, show_ppn, NULL},
+    {"mpi", OPT_ANY, show_mpi, NULL},
+    {"json", OPT_ANY, show_json, config_json},
+};
+
+/* The keys the records list that are not options, and their places. */
+const opt_record_key_t option_record_keys[] = {
+    {"official_default", {.settings = 1, .config = 1}},
+    {"loops", {.config = 10}},
+    {"mpi", {.settings = 22}},
+};
+const int option_record_key_count =
+    (int)(sizeof(option_record_keys) / sizeof(option_record_keys[0]));
+
+const option_hook_t *option_hook(const char *key)
+{
+    for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+        if (strcmp(hooks[i].key, key) == 0)
+            return &hooks[i];
+    return NULL;
+}
+
