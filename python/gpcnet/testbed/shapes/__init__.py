@@ -1,0 +1,28 @@
+"""The testbed's shapes, one module each, behind one interface
+(gpcnet.testbed.shapes.base.Shape).
+
+Adding a shape is a module here defining SHAPE (a Shape) and one line in
+the registry below: planning (gpcnet.testbed.topology.build), creation
+(netns), drawing, counters, `status` and the study's fabric tiles all
+read the description the module gives, never the shape's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# The registry: --topology NAME -> the module (in this package) describing it.
+SHAPES = {
+    "star": "star",
+    "fat-tree": "fat_tree",
+    "rail": "rail",
+}
+
+
+def names() -> tuple:
+    return tuple(SHAPES)
+
+
+def get(kind: str):
+    """The Shape of --topology `kind` (checked by the caller to be known)."""
+    return importlib.import_module(f"{__name__}.{SHAPES[kind]}").SHAPE
