@@ -87,12 +87,14 @@ class Shape:
 
     def summary(self, topo) -> str:
         """What `gpcnet testbed up` says of the shape."""
-        p = topo.params
-        text = (f"{len(leaves(topo))} leaves x {p['hosts_per_leaf']} hosts, "
-                f"{p['spines']} spine(s), taper {p['taper']:g}" if topo.spines else "one switch")
+        text = self.switch_summary(topo)
         if topo.nics_per_host > 1:
             text += f", {topo.nics_per_host} NICs per host (NIC i: data<i>, 198.19.i.N)"
         return text
+
+    def switch_summary(self, topo) -> str:
+        n = len(topo.switches)
+        return "one switch" if n == 1 else f"{n} switches"
 
 
 def leaves(topo) -> list:

@@ -35,6 +35,11 @@ class TwoLevel(Shape):
     def cabling(self, leaf_names, spine_names, hosts_per_leaf, nics, trunks):
         raise NotImplementedError
 
+    def switch_summary(self, topo) -> str:
+        p = topo.params
+        return (f"{len(leaves(topo))} leaves x {p['hosts_per_leaf']} hosts, "
+                f"{p['spines']} spine(s), taper {p['taper']:g}")
+
     def forwarding(self, topo) -> Forwarding:
         """A two-level tree of bridges has loops through the spines. Instead
         of a spanning tree (which would switch off all spines but one) every
