@@ -37,6 +37,8 @@ def test_the_topology_list_is_the_registry():
     assert topology.TOPOLOGIES == tuple(shapes.SHAPES) == ("star", "fat-tree", "rail")
     with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail\)"):
         topology.build("ring", 4)
+    with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail\)"):
+        shapes.get("ring")      # a state file's kind that this version has no module for
 
 
 def test_two_level_forwarding_is_d_mod_k():
@@ -158,3 +160,17 @@ def test_a_new_shape_is_one_module_and_one_registry_line(tmp_path):
     p = run("-m", "gpcnet", "testbed", "draw", "--topology", "ring", "--output", str(tmp_path / "r.svg"))
     assert p.returncode != 0 and "known: star, fat-tree, rail, line" in p.stderr
     assert "Traceback" not in p.stderr and not (tmp_path / "r.svg").exists()
+
+
+def test_a_state_file_of_an_unknown_shape_is_refused_in_one_line(tmp_path):
+    # A testbed brought up by a version with a shape this one has no module for.
+    doc = topology.build("star", 3).to_dict()
+    doc["kind"] = "torus"
+    (tmp_path / "state.json").write_text(json.dumps({"status": "up", "owner": None, "topology": doc}))
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"), GPCNET_TESTBED_DIR=str(tmp_path))
+    out = tmp_path / "t.svg"
+    p = subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "draw", "--output", str(out)],
+                       capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2 and not out.exists()
+    assert p.stderr.strip().splitlines() == [
+        "gpcnet testbed: unknown topology 'torus' (known: star, fat-tree, rail)"]
