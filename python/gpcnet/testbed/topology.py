@@ -1,9 +1,12 @@
 """What the testbed is made of, before anything is created: hosts, switches,
 links, addresses and queues, computed from the user's options.
 
-Everything created later (namespaces, veths, bridges, qdiscs, Slurm
-configuration, the drawing) is derived from the Topology built here, so the
-checks of impossible shapes happen once, before anything exists.
+Which switches there are and where each NIC of each host is cabled is the
+shape's (one module of gpcnet.testbed.shapes per --topology); the rest is
+the same for every shape. Everything created later (namespaces, veths,
+bridges, qdiscs, Slurm configuration, the drawing) is derived from the
+Topology built here, so the checks of impossible shapes happen once,
+before anything exists.
 """
 
 from __future__ import annotations
