@@ -8,17 +8,23 @@ import sys
 from gpcnet.errors import GpcnetError
 from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interrupt
 
-SHAPE_HELP = ("star: every host on one non-blocking switch. fat-tree: leaves of "
-              "--hosts-per-leaf hosts, each cabled to every one of --spines spines; "
-              "--taper = hosts' bandwidth / uplink bandwidth of a leaf (1 = non-blocking, "
-              "4 = 4:1 tapered). rail: --nics-per-host K NICs per host, NIC i of every host "
-              "to the leaf of rail i, the rails' leaves joined by the spines.")
+def _shape_help() -> str:
+    """Each shape's sentence, in the registry's order."""
+    from gpcnet.testbed import shapes
+    return " ".join(shapes.get(name).help for name in shapes.names())
+
+
+def _shape_list() -> str:
+    """'star, fat-tree or rail': the registry's shapes."""
+    from gpcnet.testbed import shapes
+    *first, last = shapes.names()
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def _add_shape(p) -> None:
     g = p.add_argument_group("topology")
     g.add_argument("--topology", default="star", metavar="KIND",
-                   help="star, fat-tree or rail (default: star)")
+                   help=f"{_shape_list()} (default: star)")
     g.add_argument("--nics-per-host", default="1", metavar="K",
                    help="data NICs per host, 1 to 8 (default: 1); rail: 2 or more, one per rail")
     g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
@@ -70,20 +76,29 @@ def cmd_up(args) -> int:
         with ignoring_termination():
             teardown.destroy()         # a failed up leaves nothing behind
         raise
-    p = topo.params
-    shape = (f"{len(topo.switches) - len(topo.spines)} leaves x {p['hosts_per_leaf']} hosts, "
-             f"{p['spines']} spine(s), taper {p['taper']:g}" if topo.spines else "one switch")
-    if topo.kind == "rail":
-        leaves = (len(topo.switches) - len(topo.spines)) // topo.nics_per_host
-        shape = (f"{topo.nics_per_host} rails x {leaves} leaf/leaves x {p['hosts_per_leaf']} hosts "
-                 f"(NIC i of every host on rail i, 198.19.i.N), {p['spines']} spine(s), "
-                 f"taper {p['taper']:g}")
-    elif topo.nics_per_host > 1:
-        shape += f", {topo.nics_per_host} NICs per host (NIC i: data<i>, 198.19.i.N)"
+    shape = _up_shape(topo)
     print(f"testbed up: {args.topology}, {len(topo.hosts)} hosts ({topo.hosts[0].name}..."
           f"{topo.hosts[-1].name}), {shape}; data {topo.hosts[0].data_ip}.., "
           f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}")
     return 0
+
+
+def _up_shape(topo) -> str:
+    """What `up` says of the shape: the shape's own words."""
+    from gpcnet.testbed import shapes
+    return shapes.get(topo.kind).summary(topo)
+
+
+def _status_line(topo) -> str:
+    """The first line of `status`: the links' rates and the queues."""
+    from gpcnet.testbed.topology import format_rate
+    p = topo.params
+    trunks = [link.a.switch for link in topo.links if link.a.tier == "uplink"]
+    per_leaf = trunks.count(trunks[0]) if trunks else 0
+    return (f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
+            + (f", uplinks {format_rate(p['uplink_rate'])} x {per_leaf} per leaf (taper {p['taper']:g})"
+               if trunks else "") + f", queue {topo.qdisc} {topo.queue} pkts"
+            + (" ecn" if topo.ecn else ""))
 
 
 def cmd_down(args) -> int:
@@ -118,7 +133,6 @@ def _owner_of_running(netns):
 
 def cmd_status(args) -> int:
     from gpcnet.testbed import counters, faults, launch, netns
-    from gpcnet.testbed.topology import format_rate
     netns.require_root("gpcnet testbed status")
     topo = launch.current()
     snap = counters.sample(topo)
@@ -130,11 +144,7 @@ def cmd_status(args) -> int:
             extra = rails.summary(topo, snap["ports"])
         counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind,
                                                "faults": in_force, **snap, **extra})
-    p = topo.params
-    print(f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
-          + (f", uplinks {format_rate(p['uplink_rate'])} x {p['spines']} per leaf (taper {p['taper']:g})"
-             if topo.spines else "") + f", queue {topo.qdisc} {topo.queue} pkts"
-          + (" ecn" if topo.ecn else ""))
+    print(_status_line(topo))
     print("faults: " + ("; ".join(faults.describe(f) for f in in_force) if in_force else "none"))
     label = _owner_of_running(netns)
     if isinstance(label, str):
@@ -217,7 +227,7 @@ def add_parser(sub) -> None:
                                     "daemons and a data fabric for MPI. Needs root. See docs/testbed.md.")
     tsub = tb.add_subparsers(dest="testbed_command", metavar="ACTION", required=True)
 
-    p = tsub.add_parser("up", help="create the testbed", description="Create the testbed. " + SHAPE_HELP)
+    p = tsub.add_parser("up", help="create the testbed", description="Create the testbed. " + _shape_help())
     _add_shape(p)
     p.add_argument("--slurm", action="store_true",
                    help="also start munge, slurmctld (head) and one slurmd per host")
@@ -281,4 +291,4 @@ def add_parser(sub) -> None:
     for a in p._actions:
         if a.dest == "topology":
             a.default = None
-            a.help = "star, fat-tree or rail (default: the running testbed)"
+            a.help = f"{_shape_list()} (default: the running testbed)"

@@ -3,6 +3,7 @@ the management network, drawn with matplotlib (SVG, PNG or PDF)."""
 
 from __future__ import annotations
 
+from gpcnet.testbed import shapes
 from gpcnet.testbed.topology import Topology, format_rate
 
 
@@ -19,15 +20,8 @@ def figure(topo: Topology):
     ax.set_ylim(-1.5, 3.6)
     ax.axis("off")
     hx = {h.name: i for i, h in enumerate(hosts)}
-    leaves = [s for s in topo.switches if s not in topo.spines]
-    lx = {}
-    if topo.kind == "rail":
-        # The rails' leaves side by side (each has a NIC of every host of its group).
-        lx = {leaf: (i + 0.5) * n / len(leaves) - 0.5 for i, leaf in enumerate(leaves)}
-    else:
-        for leaf in leaves:
-            xs = [hx[h.name] for h in hosts if h.leaf == leaf]
-            lx[leaf] = sum(xs) / len(xs)
+    shape = shapes.get(topo.kind)
+    lx = shape.leaf_positions(topo, hx)
     rail_colours = ("#2b5d9b", "#2e8b57", "#b8860b", "#8b3a8b", "#1f8a99", "#a0522d", "#556b2f", "#c71585")
     box = dict(boxstyle="round,pad=0.3", fc="#dde8f6", ec="#2b5d9b")
     p = topo.params
@@ -41,13 +35,16 @@ def figure(topo: Topology):
         ax.plot([hx[h.name], hx[h.name]], [y_host, y_mgmt], color="#999999", lw=0.8, ls="--", zorder=1)
         ax.text(hx[h.name], y_host, f"{h.name}\n{h.data_ip}", ha="center", va="center", fontsize=7,
                 bbox=dict(boxstyle="round,pad=0.25", fc="#f4f4f4", ec="#555555"), zorder=3)
-    if topo.spines:
-        sx = {s: (i + 0.5) * n / len(topo.spines) - 0.5 for i, s in enumerate(topo.spines)}
-        for leaf in leaves:
-            for s in topo.spines:
-                ax.plot([lx[leaf], sx[s]], [y_leaf, y_spine], color="#b03a2e", lw=1.6, zorder=1)
-        for s, x in sx.items():
-            ax.text(x, y_spine, s, ha="center", va="center", fontsize=9, bbox=box, zorder=3)
+    # Switches at their level: leaves above their hosts, spines spread over the width.
+    at = {leaf: (x, y_leaf) for leaf, x in lx.items()}
+    at.update({s: ((i + 0.5) * n / len(topo.spines) - 0.5, y_spine) for i, s in enumerate(topo.spines)})
+    trunks = [link for link in topo.links if link.a.tier == "uplink"]
+    for link in trunks:
+        (xa, ya), (xb, yb) = at[link.a.switch], at[link.b.switch]
+        ax.plot([xa, xb], [ya, yb], color="#b03a2e", lw=1.6, zorder=1)
+    for s in topo.spines:
+        ax.text(*at[s], s, ha="center", va="center", fontsize=9, bbox=box, zorder=3)
+    if trunks:
         ax.text(n - 0.5, (y_leaf + y_spine) / 2,
                 f"uplinks {format_rate(p['uplink_rate'])} each\ntaper {p['taper']:g}:1",
                 ha="right", va="center", fontsize=8, color="#b03a2e")
@@ -65,7 +62,7 @@ def figure(topo: Topology):
              f"{'198.19.0.0/16' if k > 1 else '198.19.0.0/24'}")
     if k > 1:
         title += (f"\n{k} data NICs per host, NIC i (data<i>, 198.19.i.N) drawn in colour i"
-                  + (", cabled to rail i" if topo.kind == "rail" else ""))
+                  + shape.nic_note(topo))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig

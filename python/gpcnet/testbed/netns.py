@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gpcnet import safe_write
 from gpcnet.errors import GpcnetError
-from gpcnet.testbed import rails
+from gpcnet.testbed import rails, shapes
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 
 STATE_DIR = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed"))
@@ -283,8 +283,7 @@ def create(topo: Topology) -> None:
             for p in (link.a, link.b):
                 ipr.link("set", index=ipr.link_lookup(ifname=p.ifname)[0],
                          master=ipr.link_lookup(ifname=p.switch)[0], state="up")
-        if topo.spines:
-            _static_forwarding(ipr, topo)
+        _apply_forwarding(ipr, shapes.get(topo.kind).forwarding(topo))
         for br in ["mgmt"] + topo.switches:
             ipr.link("set", index=ipr.link_lookup(ifname=br)[0], state="up")
         for link in topo.links:
@@ -298,28 +297,13 @@ def create(topo: Topology) -> None:
     safe_write.write_text(state_file(), json.dumps({"status": "up", "owner": owner(), "topology": topo.to_dict()}), force=True)
 
 
-def _static_forwarding(ipr, topo: Topology) -> None:
-    """A fat-tree of bridges has loops through the spines. Instead of a
-    spanning tree (which would switch off all spines but one) every switch
-    gets static forwarding entries, destination-based as in an HPC
-    fabric's d-mod-k routing: traffic to host h goes up through spine
-    (h-1) mod spines (to NIC i of a host with k NICs: spine ((h-1) k + i)
-    mod spines). A rail topology is the same tree with one leaf per rail.
-    Broadcasts (ARP) only go up through spine0, and no
-    uplink learns, so nothing loops and nothing is relearnt."""
-    leaf_index = {leaf: i for i, leaf in enumerate(s for s in topo.switches if s not in topo.spines)}
-    for li in leaf_index.values():
-        for si in range(len(topo.spines)):
-            for name in (f"l{li}s{si}", f"s{si}l{li}"):
-                flood = 1 if (si == 0 or name.startswith("s")) else 0
-                ipr.brport("set", index=ipr.link_lookup(ifname=name)[0], learning=0,
-                           unicast_flood=flood, mcast_flood=flood, bcast_flood=flood)
-    for h in topo.hosts:
-        for nic in h.nics:      # every NIC of a multi-NIC host has its own entries
-            hl = leaf_index[nic.leaf]
-            si = topo.spines.index(topo.spine_for(h, nic.index))
-            entries = [nic.port] + [f"s{s}l{hl}" for s in range(len(topo.spines))]
-            entries += [f"l{li}s{si}" for li in leaf_index.values() if li != hl]
-            for port in entries:
-                ipr.fdb("add", ifindex=ipr.link_lookup(ifname=port)[0], lladdr=nic.mac,
-                        state=NUD_NOARP, flags=NTF_MASTER)
+def _apply_forwarding(ipr, fwd) -> None:
+    """The shape's forwarding (gpcnet.testbed.shapes.base.Forwarding): its
+    trunk ports set to neither learn nor flood (unless flood), then its
+    static entries."""
+    for name, flood in fwd.ports.items():
+        ipr.brport("set", index=ipr.link_lookup(ifname=name)[0], learning=0,
+                   unicast_flood=flood, mcast_flood=flood, bcast_flood=flood)
+    for port, mac in fwd.entries:
+        ipr.fdb("add", ifindex=ipr.link_lookup(ifname=port)[0], lladdr=mac,
+                state=NUD_NOARP, flags=NTF_MASTER)

@@ -1,9 +1,12 @@
 """What the testbed is made of, before anything is created: hosts, switches,
 links, addresses and queues, computed from the user's options.
 
-Everything created later (namespaces, veths, bridges, qdiscs, Slurm
-configuration, the drawing) is derived from the Topology built here, so the
-checks of impossible shapes happen once, before anything exists.
+Which switches there are and where each NIC of each host is cabled is the
+shape's (one module of gpcnet.testbed.shapes per --topology); the rest is
+the same for every shape. Everything created later (namespaces, veths,
+bridges, qdiscs, Slurm configuration, the drawing) is derived from the
+Topology built here, so the checks of impossible shapes happen once,
+before anything exists.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from gpcnet.errors import GpcnetError
+from gpcnet.testbed import shapes
 
 # RFC 2544 benchmarking range 198.18.0.0/15: management in 198.18.0.0/24,
 # the data fabric in 198.19.0.0/16: NIC i of host n is 198.19.i.n/24 (NIC 0,
@@ -24,7 +28,7 @@ DATA_FABRIC_NET, DATA_FABRIC_PREFIX = "198.19.0.0", 16   # every NIC of every ra
 HEAD_HOST_NUMBER = 254
 MAX_HOSTS = 200
 MAX_NICS = 8
-TOPOLOGIES = ("star", "fat-tree", "rail")
+TOPOLOGIES = shapes.names()   # --topology: the registry's shapes
 QDISCS = ("pfifo", "fq_codel", "codel")
 
 
@@ -208,18 +212,18 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
           queue: int = 100, nics_per_host=1) -> Topology:
     """Check the shape and compute every host, switch, link and queue.
 
-    rail: NIC i of every host is cabled to the leaf of rail i (one leaf
-    per rail, or one per rail and group of --hosts-per-leaf hosts), and
-    spines join every leaf. fat-tree and star: a host's NICs all go to its
-    leaf (its switch)."""
+    The shape's module (gpcnet.testbed.shapes) says which switches there
+    are and where each NIC of each host is cabled; the rest is the same for
+    every shape: NIC i of host n is data<i> at 198.19.i.n, every link gets
+    its rate, delay and queue, and each leaf's uplinks share the bandwidth
+    of its host ports divided by --taper."""
     if kind not in TOPOLOGIES:
         raise GpcnetError(f"unknown topology {kind!r} (known: {', '.join(TOPOLOGIES)})")
+    shape = shapes.get(kind)
     if not 2 <= hosts <= MAX_HOSTS:
         raise GpcnetError(f"--hosts {hosts}: expected 2 to {MAX_HOSTS}")
     nics = parse_nics(nics_per_host)
-    if kind == "rail" and nics < 2:
-        raise GpcnetError(f"--nics-per-host {nics}: --topology rail needs 2 to {MAX_NICS} NICs per "
-                          "host, one per rail (with one NIC it is a fat-tree)")
+    shape.check_nics(nics)
     if qdisc not in QDISCS:
         raise GpcnetError(f"unknown queueing discipline {qdisc!r} (known: {', '.join(QDISCS)})")
     if ecn and qdisc == "pfifo":
@@ -229,71 +233,37 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
     rate = parse_rate(host_rate)
     hdelay, udelay = parse_delay(host_delay), parse_delay(uplink_delay)
     fabric = "gtb-fabric"
+    lay = shape.layout(hosts, nics, hosts_per_leaf, spines, taper, rate)
+    per_leaf = lay.hosts_per_leaf
 
-    if kind == "star":
-        leaves = ["star"]
-        per_leaf = hosts
-        spine_names = []
-    else:
-        if kind == "rail" and hosts_per_leaf == 0:
-            hosts_per_leaf = hosts          # one leaf per rail holds every host
-        if kind == "rail" and not 1 <= hosts_per_leaf <= hosts:
-            raise GpcnetError(f"--hosts-per-leaf {hosts_per_leaf}: a rail needs 1 to {hosts} "
-                              "hosts per leaf (default: all)")
-        if kind == "fat-tree" and (hosts_per_leaf <= 0 or hosts_per_leaf >= hosts):
-            raise GpcnetError(f"--hosts-per-leaf {hosts_per_leaf}: a fat-tree needs 1 to "
-                              f"{hosts - 1} hosts per leaf (at least two leaves)")
-        if hosts % hosts_per_leaf:
-            raise GpcnetError(f"--hosts {hosts} is not divisible by --hosts-per-leaf "
-                              f"{hosts_per_leaf}: every leaf must have the same number of hosts")
-        if not 1 <= spines <= 16:
-            raise GpcnetError(f"--spines {spines}: expected 1 to 16")
-        if not 0 < taper <= 1000:  # NaN fails too; infinity would mean no limit at all
-            raise GpcnetError(f"--taper {taper:g}: expected a number > 0 and at most 1000 "
-                              "(host bandwidth / uplink bandwidth of a leaf; 1 = non-blocking)")
-        if taper > 1 and not rate:
-            raise GpcnetError("--taper needs a host link rate (--host-rate) to compute uplink rates")
-        per_leaf = hosts_per_leaf
-        groups = hosts // hosts_per_leaf
-        if kind == "rail":
-            # One leaf per rail (and group of hosts): rail r's leaves hold NIC r of their hosts.
-            leaves = [f"rail{r}" if groups == 1 else f"rail{r}g{g}"
-                      for g in range(groups) for r in range(nics)]
-        else:
-            leaves = [f"leaf{i}" for i in range(groups)]
-        spine_names = [f"spine{i}" for i in range(spines)]
-
-    topo = Topology(kind=kind, hosts=[], switches=leaves + spine_names, spines=spine_names,
+    topo = Topology(kind=kind, hosts=[], switches=lay.leaves + lay.spines, spines=list(lay.spines),
                     qdisc=qdisc, ecn=ecn, queue=queue)
     for n in range(1, hosts + 1):
         group = (n - 1) // per_leaf
         h = Host(name=host_name(n, hosts), number=n, ns=f"gtb-{host_name(n, hosts)}",
-                 leaf=leaves[group * nics if kind == "rail" else group], mac=nic_mac(n, 0))
+                 leaf=lay.nic_leaf(group, 0), mac=nic_mac(n, 0))
         for i in range(nics):
-            leaf = leaves[group * nics + i] if kind == "rail" else h.leaf
+            leaf = lay.nic_leaf(group, i)
             nic = Nic(i, f"data{i}", f"198.19.{i}.{n}", nic_mac(n, i), leaf, nic_port(n, i, nics))
             h.nics.append(nic)
             topo.links.append(Link(Port(h.ns, nic.ifname, rate, hdelay, "host", rail=i),
                                    Port(fabric, nic.port, rate, hdelay, "edge", leaf, rail=i)))
         topo.hosts.append(h)
     uplink_rate = 0
-    if spine_names:
+    if lay.trunks:
         # taper = bandwidth of a leaf's host ports / bandwidth of its uplinks, spread over
-        # the spines (a fat-tree leaf has every NIC of its hosts, a rail leaf one per host).
-        ports = per_leaf * (1 if kind == "rail" else nics)
-        uplink_rate = int(ports * rate / taper / len(spine_names)) if rate else 0
+        # the uplinks (a fat-tree leaf has every NIC of its hosts, a rail leaf one per host).
+        uplink_rate = int(lay.host_ports * rate / taper / lay.uplinks) if rate else 0
         if rate and uplink_rate < 8000:
             raise GpcnetError(f"--taper {taper:g} leaves uplinks below 8kbit")
         if uplink_rate > MAX_RATE:
             raise GpcnetError(f"--taper {taper:g} makes uplinks faster than {MAX_RATE // 10**9}gbit")
-        for li, leaf in enumerate(leaves):
-            rail = li % nics if kind == "rail" else -1
-            for si, spine in enumerate(spine_names):
-                topo.links.append(Link(Port(fabric, f"l{li}s{si}", uplink_rate, udelay, "uplink", leaf, rail),
-                                       Port(fabric, f"s{si}l{li}", uplink_rate, udelay, "downlink", spine,
-                                            rail)))
-    topo.params = {"hosts": hosts, "hosts_per_leaf": per_leaf, "spines": len(spine_names),
-                   "taper": taper if spine_names else None, "host_rate": rate,
+        for t in lay.trunks:
+            topo.links.append(Link(Port(fabric, t.lower_port, uplink_rate, udelay, "uplink", t.lower, t.rail),
+                                   Port(fabric, t.upper_port, uplink_rate, udelay, "downlink", t.upper,
+                                        t.rail)))
+    topo.params = {"hosts": hosts, "hosts_per_leaf": per_leaf, "spines": len(lay.spines),
+                   "taper": taper if lay.trunks else None, "host_rate": rate,
                    "uplink_rate": uplink_rate, "host_delay_us": hdelay,
                    "uplink_delay_us": udelay, "nics_per_host": nics}
     return topo

@@ -1,0 +1,110 @@
+"""What a shape of the testbed is: the interface every module of
+gpcnet.testbed.shapes implements.
+
+A shape answers, from the user's options, which switches there are and how
+hosts and switches are cabled (a Layout), and, from the built Topology, how
+its switches forward (static entries, or none where learning bridges
+cannot loop), where its switches are drawn, and how `up` names it. The
+hosts, links, addresses, rates and queues are computed from the Layout by
+gpcnet.testbed.topology.build, the same for every shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from gpcnet.errors import GpcnetError
+
+
+@dataclass
+class Trunk:
+    """One switch-to-switch link: `lower` (a leaf) sends up by port
+    lower_port, `upper` sends down by upper_port. rail: the rail of the
+    lower switch (-1: none)."""
+    lower: str
+    upper: str
+    lower_port: str
+    upper_port: str
+    rail: int = -1
+
+
+@dataclass
+class Layout:
+    """The switches of a shape and its cabling, before rates and addresses.
+
+    leaves: the switches hosts are cabled to; spines: the switches above
+    them (empty for a one-level shape); nic_leaf(group, i): the leaf of NIC
+    i of a host of host group `group` (hosts_per_leaf hosts each);
+    host_ports: host ports per leaf (what --taper divides); uplinks: trunks
+    leaving each leaf (what the uplink bandwidth is spread over)."""
+    leaves: list
+    spines: list
+    hosts_per_leaf: int
+    nic_leaf: Callable[[int, int], str]
+    host_ports: int = 0
+    uplinks: int = 0
+    trunks: list = field(default_factory=list)
+
+
+@dataclass
+class Forwarding:
+    """How the switches forward, applied by gpcnet.testbed.netns: ports
+    that neither learn nor flood unless `flood` ({port: 0 or 1}, in order),
+    then static entries (port, MAC) in order. Empty: learning bridges."""
+    ports: dict = field(default_factory=dict)
+    entries: list = field(default_factory=list)
+
+
+class Shape:
+    """The interface; the defaults suit a loop-free shape whose hosts are
+    cabled NIC by NIC to one leaf each."""
+    name = ""
+    help = ""              # one sentence for `gpcnet testbed up --help`
+
+    def check_nics(self, nics: int) -> None:
+        """Refuse NIC counts the shape cannot hold (before other options are checked)."""
+
+    def layout(self, hosts: int, nics: int, hosts_per_leaf: int, spines: int, taper: float,
+               rate: int) -> Layout:
+        raise NotImplementedError
+
+    def forwarding(self, topo) -> Forwarding:
+        """No static entries: the bridges learn (right wherever there is no loop)."""
+        return Forwarding()
+
+    def leaf_positions(self, topo, host_x: dict) -> dict:
+        """x of each leaf in the drawing: above the middle of its hosts."""
+        lx = {}
+        for leaf in leaves(topo):
+            xs = [host_x[h.name] for h in topo.hosts if h.leaf == leaf]
+            lx[leaf] = sum(xs) / len(xs)
+        return lx
+
+    def nic_note(self, topo) -> str:
+        """Added to the drawing's line on multi-NIC hosts."""
+        return ""
+
+    def summary(self, topo) -> str:
+        """What `gpcnet testbed up` says of the shape."""
+        text = self.switch_summary(topo)
+        if topo.nics_per_host > 1:
+            text += f", {topo.nics_per_host} NICs per host (NIC i: data<i>, 198.19.i.N)"
+        return text
+
+    def switch_summary(self, topo) -> str:
+        n = len(topo.switches)
+        return "one switch" if n == 1 else f"{n} switches"
+
+
+def leaves(topo) -> list:
+    return [s for s in topo.switches if s not in topo.spines]
+
+
+def check_taper(taper: float, rate: int) -> None:
+    """--taper of a shape with uplinks."""
+    if not 0 < taper <= 1000:  # NaN fails too; infinity would mean no limit at all
+        raise GpcnetError(f"--taper {taper:g}: expected a number > 0 and at most 1000 "
+                          "(host bandwidth / uplink bandwidth of a leaf; 1 = non-blocking)")
+    if taper > 1 and not rate:
+        raise GpcnetError("--taper needs a host link rate (--host-rate) to compute uplink rates")
