@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REAL, fixture, read
 from gpcnet import report
-from gpcnet.load import load
+from gpcnet.results_json.load import load
 from gpcnet.report import timeline
 
 REAL_TIMELINE = str(REAL / "network_load_test_timeline.json")

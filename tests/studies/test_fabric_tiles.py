@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import counters, fabric, sampling, testbed_tiles
 
 HERE = Path(__file__).resolve().parent

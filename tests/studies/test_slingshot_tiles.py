@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import cassini, counters, sampling, slingshot
 
 HERE = Path(__file__).resolve().parent / "slingshot"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from gpcnet import text_safe
+from gpcnet.text import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, add_repetition, preflight, write_output
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 KINDS = ("hist", "ci", "sweep", "matrix", "repeats", "timeline", "recovery")
 
@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
 
 
 def _check_tests(args, doc: dict) -> None:
-    from gpcnet import results
+    from gpcnet.results_json import results
     if not results.has_histograms(doc):
         raise GpcnetError(f"{args.run}: no histograms to plot"
                           + (" (parsed from text output)" if doc["source"] == "text" else ""))
@@ -51,7 +51,8 @@ def _check_tests(args, doc: dict) -> None:
 
 
 def _figure(args, doc: dict):
-    from gpcnet import figures, results, sweep_figures
+    from gpcnet.plots import figures, sweep_figures
+    from gpcnet.results_json import results
     if args.kind == "hist":
         return figures.histogram_figure(doc, args.test or None, args.repetition)
     if args.kind == "sweep":
@@ -90,8 +91,9 @@ def _timeline_figure(args, doc: dict):
 
 
 def run(args) -> int:
-    from gpcnet import figures, results
-    from gpcnet.load import load
+    from gpcnet.plots import figures
+    from gpcnet.results_json import results
+    from gpcnet.results_json.load import load
     doc = load(args.run)
     fmt = figures.file_format(args.output)
     if (args.counters or args.port) and args.kind != "timeline":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpcnet import text_safe
+from gpcnet.text import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, preflight, source_name, write_output
 
 
@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import kinds
+    from gpcnet.report import kinds
     from gpcnet import report as html_report
     kind, doc = kinds.read(args.run)
     preflight(args.output, args.force)

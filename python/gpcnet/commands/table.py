@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import results
-    from gpcnet.table import render
+    from gpcnet.results_json import results
+    from gpcnet.analysis.table import render
     runs = load_all(args.runs)
     text = render(runs, args.format, args.published, args.repetition)
     # On stderr: stdout is the table, which may be CSV or LaTeX.

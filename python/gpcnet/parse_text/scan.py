@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gpcnet import results_limits
-from gpcnet.errors import GpcnetError
+from gpcnet.results_json import results_limits
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.parse_text import settings
 
 # Each pattern is anchored with \A, so even a search tries the one

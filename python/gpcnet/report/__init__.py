@@ -23,5 +23,5 @@ def _drawing():
     """Figures are built and drawn with matplotlib's LaTeX off (labels from
     files are made literal for its own mathtext) and no warnings on
     stderr: figures.literal_text."""
-    from gpcnet.figures import literal_text
+    from gpcnet.plots.figures import literal_text
     return literal_text()

@@ -114,6 +114,6 @@ def page(title: str, body) -> str:
     """The whole document: one style sheet, no scripts, no external
     resources; a character that would act or hide rather than show (see
     _HIDDEN) is shown as its escape (\\x1b, \\u202e, \\ud800)."""
-    from gpcnet.text_safe import escape_char
+    from gpcnet.text.text_safe import escape_char
     text = _PAGE.render(title=title, css=CSS, body=body)
     return _HIDDEN.sub(lambda m: escape_char(m.group()), text)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from gpcnet import number_text
-from gpcnet.figures import drawable, points
-from gpcnet.text_safe import label
+from gpcnet.text import number_text
+from gpcnet.plots.figures import drawable, points
+from gpcnet.text.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.study.summary import summarise_scale
 

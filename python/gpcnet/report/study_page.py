@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from gpcnet import number_text
-from gpcnet.figures import drawable, points
-from gpcnet.text_safe import label
+from gpcnet.text import number_text
+from gpcnet.plots.figures import drawable, points
+from gpcnet.text.text_safe import label
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.report.study_tiles import tiles_section
 from gpcnet.study.summary import summarise

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import catalog, figures, number_text, results, sweep_figures
+from gpcnet.metrics import catalog
+
+from gpcnet.plots import figures, sweep_figures
+
+from gpcnet.results_json import results
+
+from gpcnet.text import number_text
 from gpcnet.report.html import Markup, fmt, join
 
 # Rows of the statistics table, in the order the text output prints them.

@@ -17,9 +17,13 @@ from typing import Optional
 import numpy as np
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, number_text, results, text_safe
-from gpcnet.errors import GpcnetError
-from gpcnet.figures import drawable, points
+from gpcnet.metrics import catalog
+
+from gpcnet.results_json import results
+
+from gpcnet.text import number_text, text_safe
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.plots.figures import drawable, points
 from gpcnet.report.html import Markup, fmt, join
 
 ON_COLOUR = "tab:orange"

@@ -5,7 +5,7 @@ and the stall rates of the network and of the processor tiles (the ports
 facing the application's nodes, `ptile_ports`) apart, as the co-run paper's
 Fig. 6 shows them.
 
-Two ways to sample: from a child of this process (gpcnet.fork_sampler:
+Two ways to sample: from a child of this process (gpcnet.infra.fork_sampler:
 the testbed's switch queues, which live on this host; the local
 launcher's one host) or as a job of one sampler per application node
 (`python3 -m gpcnet.study.counters --interval`, mpirun/srun), stopped by
@@ -53,7 +53,7 @@ class JobSampler:
                 self.notes.append(f"fabric ({origin}) does not describe {', '.join(t['missing'][:5])}: "
                                   "no port read for them")
             if any(t["by_node"]):
-                from gpcnet import safe_write
+                from gpcnet.infra import safe_write
                 tiles_file = workdir / f"{tag}-tiles.json"
                 safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
                                       force=True)

@@ -1,13 +1,13 @@
 """The testbed's counters of a co-run study: its switch queues live on the
 machine running gpcnet, which reads them itself (gpcnet.testbed.counters)
-in a forked sampler (gpcnet.fork_sampler.ForkSampler). Kept apart from
+in a forked sampler (gpcnet.infra.fork_sampler.ForkSampler). Kept apart from
 both so that neither imports the other's side."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gpcnet.fork_sampler import ForkSampler
+from gpcnet.infra.fork_sampler import ForkSampler
 
 
 def processor_tiles(topo, nodes: list) -> dict:

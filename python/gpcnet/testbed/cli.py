@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interrupt
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
 
 SHAPE_HELP = ("star: every host on one non-blocking switch. fat-tree: leaves of "
               "--hosts-per-leaf hosts, each cabled to every one of --spines spines; "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 # RFC 2544 benchmarking range 198.18.0.0/15: management in 198.18.0.0/24,
 # the data fabric in 198.19.0.0/16: NIC i of host n is 198.19.i.n/24 (NIC 0,

@@ -23,7 +23,7 @@ def kind_of(doc) -> Optional[str]:
         return None
     if doc.get("kind") == STUDY_KIND:
         return STUDY
-    from gpcnet.schema import schema
+    from gpcnet.results_json.schema import schema
     if set(schema()["required"]) <= doc.keys():
         return RESULTS
     return None
@@ -33,7 +33,7 @@ def read(path) -> tuple:
     """(kind, document) of a results or study JSON file, read once and
     checked against its schema. A file of neither kind is checked as a
     results document, whose messages say best what is wrong with it."""
-    from gpcnet import load
+    from gpcnet.results_json import load
     doc = load.read_json(path, "results JSON", load.MAX_RESULTS_BYTES)
     if kind_of(doc) == STUDY:
         from gpcnet.study.document import validate
