@@ -8,8 +8,8 @@ import pytest
 
 from conftest import fixture, read
 from gpcnet.metrics import reference
-from gpcnet.report import kinds
 from gpcnet.metrics.impact import congestion_impact
+from gpcnet.report import kinds
 
 
 def test_study_is_recognised_by_its_kind_field_not_by_a_substring():

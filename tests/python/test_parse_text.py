@@ -7,8 +7,8 @@ import pytest
 
 from conftest import FIXTURES, REAL, fixture
 from gpcnet.infra.errors import GpcnetError
-from gpcnet.results_json.load import load, validate
 from gpcnet.parse_text import parse_text
+from gpcnet.results_json.load import load, validate
 
 
 def parse(name):

@@ -17,8 +17,8 @@ import pytest
 from conftest import REPO
 from mpi_harness import QUICK_CONGESTORS, QUICK_LOOPS
 from gpcnet.cli import main
-from gpcnet.results_json.load import load, validate
 from gpcnet.parse_text import parse_text
+from gpcnet.results_json.load import load, validate
 
 BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build"))
 # Bounded work (a few short measurements, short congestor passes): what is

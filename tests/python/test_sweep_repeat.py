@@ -16,10 +16,10 @@ from matplotlib.collections import PathCollection
 from matplotlib.patches import StepPatch
 
 from conftest import REAL, fixture, read
-from gpcnet.plots import sweep_figures
-from gpcnet.results_json import results
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.metrics.impact import congestion_impact, lower_is_better
+from gpcnet.plots import sweep_figures
+from gpcnet.results_json import results
 from gpcnet.results_json.load import load
 
 SOURCE = REAL / "network_load_test_sweep_repeat.json"

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from conftest import FIXTURES, fixture_doc  # noqa: E402
-from gpcnet.results_json import load  # noqa: E402
 from gpcnet.infra.errors import GpcnetError  # noqa: E402
+from gpcnet.results_json import load  # noqa: E402
 from gpcnet.study import document, topology  # noqa: E402
 from gpcnet.testbed import topology as tb_topology  # noqa: E402
 

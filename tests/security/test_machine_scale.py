@@ -27,8 +27,8 @@ import mpi_harness
 from conftest import fixture_doc, one_line_error
 import gpcnet
 from gpcnet.infra import reading
-from gpcnet.results_json import bulk_lists, load, results_limits
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, load, results_limits
 from gpcnet.study import congestor_job, scale
 
 LARGEST = (results_limits.LARGEST_NODES, 8, results_limits.LARGEST_RANKS)

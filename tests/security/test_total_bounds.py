@@ -20,8 +20,8 @@ import pytest
 
 from conftest import FIXTURES, fixture_doc, one_line_error
 from gpcnet.infra import reading
-from gpcnet.results_json import bulk_lists, load, results, results_limits
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, load, results, results_limits
 
 REAL = FIXTURES / "real"
 HANG_GUARD_S = 120

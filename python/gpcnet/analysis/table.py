@@ -13,9 +13,7 @@ import io
 from typing import Optional
 
 from gpcnet.metrics import catalog, reference
-
 from gpcnet.results_json import results
-
 from gpcnet.text import number_text, text_safe
 GROUPS = [("iso", "avg", "Isolated Avg"), ("load", "avg", "Loaded Avg"),
           ("iso", "p99", "Isolated 99%"), ("load", "p99", "Loaded 99%")]

@@ -9,6 +9,7 @@ import os
 import stat
 from pathlib import Path
 
+from gpcnet.analysis.compare import run_labels
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
 
@@ -132,12 +133,12 @@ def add_force(p: argparse.ArgumentParser) -> None:
 
 
 def labels(paths: list) -> list:
-    from gpcnet.analysis.compare import run_labels
     return run_labels(paths)
 
 
 def load_all(paths: list) -> list:
     """(label, document) of each results file."""
+    # deferred: jsonschema loads only for a command that reads a results file, not for --help
     from gpcnet.results_json.load import load
     return list(zip(labels(paths), [load(p) for p in paths]))
 

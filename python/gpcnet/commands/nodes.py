@@ -9,6 +9,7 @@ import sys
 
 from gpcnet.commands.common import EXIT_OK
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import number_text, text_safe  # names from the file escaped; extreme numbers bounded
 
 
 def add_parser(sub) -> None:
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    # deferred: numpy (and jsonschema) load only when the command runs, not for --help
     from gpcnet.analysis import nics, nodes
     from gpcnet.results_json import load
     threshold = nodes.THRESHOLD if args.threshold is None else args.threshold
@@ -64,9 +66,9 @@ def run(args) -> int:
 
 
 def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
+    # deferred: numpy loads only when the command runs, not for --help
     from gpcnet.analysis import nodes
     probe = doc["node_probe"]
-    from gpcnet.text import number_text, text_safe  # names from the file escaped; extreme numbers bounded
     # Cut too: the table pads every name to the longest, so one name of a
     # million characters would make every line that long.
     rows, slow = ([dict(r, name=text_safe.name(r["name"])) for r in group]
@@ -88,8 +90,8 @@ def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
 def _print_nics(doc: dict, threshold: float) -> None:
     """Per canary test each rail's and each NIC's Avg and 99%; the NIC
     probe with every NIC's z-score; the slow NICs."""
+    # deferred: numpy loads only when the command runs, not for --help
     from gpcnet.analysis import nics, nodes
-    from gpcnet.text import number_text, text_safe
     def name(text) -> str:
         return text_safe.name(text)
     print(f"Per-NIC canaries (gpcnet-bind): {doc['nics'].get('rails')} rails")

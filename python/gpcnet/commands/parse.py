@@ -7,9 +7,9 @@ import os
 import stat
 import sys
 
-from gpcnet.text import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, write_output
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import text_safe
 
 
 def add_parser(sub) -> None:
@@ -67,6 +67,7 @@ def _read(path: str) -> tuple:
 
 
 def run(args) -> int:
+    # deferred: jsonschema loads only for a command that parses text, not for --help
     from gpcnet.results_json import results_limits
     from gpcnet.results_json.load import validate
     from gpcnet.parse_text import parse_text

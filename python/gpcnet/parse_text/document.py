@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
-from gpcnet.results_json import results_limits
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.metrics.impact import congestion_impact, lower_is_better
 from gpcnet.parse_text import rows as row_reader
 from gpcnet.parse_text.scan import Scanner
 from gpcnet.parse_text.settings import Settings
+from gpcnet.results_json import results_limits
 from gpcnet.results_json.schema import SCHEMA_NAME, SCHEMA_VERSION
 
 _TITLES = {

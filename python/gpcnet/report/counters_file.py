@@ -14,8 +14,9 @@ line naming the field, never a traceback later in the drawing:
 
 from __future__ import annotations
 
-from gpcnet.text import number_text, text_safe
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json.load import read_json
+from gpcnet.text import number_text, text_safe
 
 WHAT = "testbed counters"
 
@@ -73,5 +74,4 @@ def check(doc, path) -> dict:
 
 
 def read(path) -> dict:
-    from gpcnet.results_json.load import read_json
     return check(read_json(path, WHAT), path)

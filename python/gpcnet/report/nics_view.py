@@ -7,9 +7,8 @@ published."""
 from __future__ import annotations
 
 from gpcnet.analysis import nics, nodes
-
-from gpcnet.text import number_text
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.text import number_text
 
 
 def _canary_block(t: dict) -> Markup:

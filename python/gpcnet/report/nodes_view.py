@@ -5,9 +5,8 @@ every node's time per exchange and modified z-score, the slow ones flagged
 from __future__ import annotations
 
 from gpcnet.analysis import nodes
-
-from gpcnet.text import number_text
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.text import number_text
 
 
 def section_body(doc: dict) -> Markup:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from jsonschema.exceptions import relevance
 
-from gpcnet.results_json import bulk_lists, results_limits
-
-from gpcnet.text import text_safe
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, results_limits
+from gpcnet.text import text_safe
 # Reading is shared by every JSON and text reader; they import it from here.
 from gpcnet.infra.reading import MAX_JSON_BYTES, MAX_RESULTS_BYTES, read_json, read_text  # noqa: F401
 from gpcnet.results_json.schema import SCHEMA_NAME, SCHEMA_VERSION, validator

@@ -41,10 +41,9 @@ docs/scale.md).
 
 from __future__ import annotations
 
-from gpcnet.results_json import bulk_lists
-
-from gpcnet.text import text_safe
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists
+from gpcnet.text import text_safe
 
 # The machine the bounds are sized to, and the headroom over it.
 LARGEST_RANKS = 133_800
