@@ -89,7 +89,7 @@ PATTERNS, FOUND_DYNAMIC = collected()
 def test_every_pattern_is_found_and_only_the_known_ones_are_dynamic():
     assert len(PATTERNS) >= 25, [w for w, _ in PATTERNS]
     where = {w.split(":")[0] for w, _ in PATTERNS}
-    assert {"catalog.py", "reading.py", "parse_text/scan.py", "parse_text/settings.py",
+    assert {"metrics/catalog.py", "infra/reading.py", "parse_text/scan.py", "parse_text/settings.py",
             "parse_text/document.py", "study/topology.py"} <= where
     assert FOUND_DYNAMIC == DYNAMIC
 
