@@ -213,8 +213,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"ns3_platform.py: {e}", file=sys.stderr)
         return 2
-    from gpcnet import safe_write
-    from gpcnet.errors import GpcnetError
+    from gpcnet.infra import safe_write
+    from gpcnet.infra.errors import GpcnetError
     try:
         safe_write.prepare(args.output, force=args.force)
         if args.hostfile:

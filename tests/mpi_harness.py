@@ -190,7 +190,7 @@ QUICK_CONGESTORS = ["--congestor-measurements", "4", "--congestor-iterations", "
 def schema_validator():
     """The JSON Schema check of the gpcnet package, or None if not installed."""
     try:
-        from gpcnet.load import validate
+        from gpcnet.results_json.load import validate
     except ImportError:
         return None
     return validate

@@ -98,7 +98,7 @@ def reap(key: str, value: str) -> list:
 def end_as_by_ctrl_c():
     """SIGTERM and SIGHUP raise KeyboardInterrupt (gpcnet's Terminated) in
     pytest's main thread, where nobody set a handler of their own: pytest
-    then unwinds as at Ctrl-C. gpcnet.signals.terminate_as_interrupt keeps
+    then unwinds as at Ctrl-C. gpcnet.infra.signals.terminate_as_interrupt keeps
     the default action for children forked without exec (pyroute2's).
     Returns an ExitStack holding it (closed at the session's end), or None."""
     import threading
@@ -110,7 +110,7 @@ def end_as_by_ctrl_c():
     if not signums:
         return None
     try:
-        from gpcnet.signals import terminate_as_interrupt
+        from gpcnet.infra.signals import terminate_as_interrupt
     except ImportError:   # the tool not installed: Python's default action stays
         return None
     stack = contextlib.ExitStack()

@@ -16,8 +16,8 @@ import os
 import socket
 import sys
 
-from gpcnet.number_text import whole_number
-from gpcnet.nic_bind import MPIS, SPLITTERS, BindError, bound_environment, choose, local_rank, \
+from gpcnet.text.number_text import whole_number
+from gpcnet.binding.nic_bind import MPIS, SPLITTERS, BindError, bound_environment, choose, local_rank, \
     local_size, mpi_variables, node_nics
 
 WORLD_RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PALS_RANKID", "SLURM_PROCID")

@@ -12,9 +12,10 @@ import errno
 import os
 import sys
 
-from gpcnet import __version__, commands, text_safe
+from gpcnet import __version__, commands
 from gpcnet.commands.common import EXIT_ERROR
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import text_safe
 
 # What a shell reports for a program that a closed pipe ended (128 +
 # SIGPIPE): `gpcnet compare a.json b.json | head -1` stops quietly, and a

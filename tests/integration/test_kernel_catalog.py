@@ -3,7 +3,7 @@ the build writes python/gpcnet/data/catalog.json with `kernel_table_dump
 --json` (cmake/write_catalog.cmake), and the file is checked in so that the
 tool works where nothing is built. A kernel added to a C table without the
 file regenerated, or the file edited by hand, fails here; so does a
-catalogue that python/gpcnet/catalog.py reads wrongly (docs/design.md, "The
+catalogue that python/gpcnet/metrics/catalog.py reads wrongly (docs/design.md, "The
 Python catalogue"). Runs the build's kernel_table_dump (no MPI)."""
 import os
 import subprocess
@@ -15,7 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 import mpi_harness  # noqa: E402
-from gpcnet import catalog  # noqa: E402
+from gpcnet.metrics import catalog  # noqa: E402
 
 CHECKED_IN = REPO / "python" / "gpcnet" / "data" / "catalog.json"
 WRITER = REPO / "cmake" / "write_catalog.cmake"

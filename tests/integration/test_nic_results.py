@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gpcnet import nic_bind
+from gpcnet.binding import nic_bind
 from test_node_probe import SLOW, gpcnet_nodes, shim  # noqa: F401 (shim: a fixture)
 
 NODES, PPN = 4, 2

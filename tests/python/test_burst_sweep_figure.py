@@ -12,9 +12,9 @@ import pytest
 
 from conftest import REAL, read
 from gpcnet import report
-from gpcnet.errors import GpcnetError
-from gpcnet.load import load
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.report import burst_sweep
+from gpcnet.results_json.load import load
 
 ON, OFF, RATES = [0.01, 0.05], [0.05, 0.2, 1.5], [0.5, 1.0]
 TESTS = ["rr_two_sided_lat", "multiple_allreduce"]

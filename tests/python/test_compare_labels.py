@@ -5,7 +5,7 @@ import os
 import shutil
 
 from conftest import fixture
-from gpcnet.compare import run_labels
+from gpcnet.analysis.compare import run_labels
 
 
 def test_unique_file_names_label_by_name():

@@ -5,9 +5,7 @@ import csv
 import io
 
 from conftest import fixture
-from gpcnet import reference
-
-
+from gpcnet.metrics import reference
 def test_compare_shows_values_and_ratios(cli):
     code, out, err = cli("compare", fixture("load_run.json"), fixture("load_run_worse.json"))
     assert code == 0 and err == ""

@@ -7,8 +7,9 @@ import math
 import pytest
 
 from conftest import fixture, read
-from gpcnet import kinds, reference
-from gpcnet.impact import congestion_impact
+from gpcnet.metrics import reference
+from gpcnet.metrics.impact import congestion_impact
+from gpcnet.report import kinds
 
 
 def test_study_is_recognised_by_its_kind_field_not_by_a_substring():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet import nic_bind
-from gpcnet.nic_bind import BindError
+from gpcnet.binding import nic_bind
+from gpcnet.binding.nic_bind import BindError
 
 REPO = Path(__file__).resolve().parents[2]
 

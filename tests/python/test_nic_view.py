@@ -1,4 +1,4 @@
-"""The per-NIC view (gpcnet.nics, docs/method.md#multi-nic-nodes), from
+"""The per-NIC view (gpcnet.analysis.nics, docs/method.md#multi-nic-nodes), from
 crafted documents: a slow NIC of the per-NIC probe named by `gpcnet nodes`
 and `gpcnet report` as a slow node is; the canaries per rail and per NIC
 shown (never used to name a NIC); nothing named when the NICs agree or
@@ -6,9 +6,8 @@ without a probe; the published tables unchanged."""
 import json
 
 from conftest import read
-from gpcnet import load, nics
-
-
+from gpcnet.analysis import nics
+from gpcnet.results_json import load
 def with_nics(probe_usec=None, nodes=6, rails=2, avg=2.0):
     """network_run.json with per-NIC canaries and, when probe_usec
     ([node][rail]) is given, the per-NIC probe."""

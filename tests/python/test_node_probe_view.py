@@ -1,4 +1,4 @@
-"""The per-node view of the probe (gpcnet.nodes, docs/method.md#naming-a-slow-node):
+"""The per-node view of the probe (gpcnet.analysis.nodes, docs/method.md#naming-a-slow-node):
 the modified z-score on synthetic data, the flagging rule (z above 3.5 and
 1.5 times the median node, slow side only, at least 4 nodes), and the
 `gpcnet nodes` and `gpcnet report` outputs that name the flagged node."""
@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import read
-from gpcnet import load, nodes
-
-
+from gpcnet.analysis import nodes
+from gpcnet.results_json import load
 def with_probe(values, names=None, rounds=5):
     """network_run.json with a probe whose nodes have these medians."""
     doc = read("network_run.json")

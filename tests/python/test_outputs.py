@@ -58,7 +58,7 @@ def test_directory_that_cannot_be_made_names_the_cause(cli, tmp_path, command):
 
 def test_plot_refuses_before_drawing(cli, tmp_path, monkeypatch):
     """An output that cannot be kept is refused before the figure is drawn."""
-    from gpcnet import figures
+    from gpcnet.plots import figures
     monkeypatch.setattr(figures, "ci_figure", lambda *a: pytest.fail("drew the figure"))
     out = tmp_path / "ci.svg"
     out.write_text("keep")

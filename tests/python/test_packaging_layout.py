@@ -15,7 +15,7 @@ def test_every_subpackage_is_listed_in_pyproject():
 
 def test_every_data_file_is_in_the_package_data():
     # data/catalog.json (the kernels, written by the C build) is read when
-    # gpcnet.catalog is imported: a pip install of python/ alone needs it.
+    # gpcnet.metrics.catalog is imported: a pip install of python/ alone needs it.
     import fnmatch
     text = (ROOT / "pyproject.toml").read_text()
     globs = re.search(r'^\[tool\.setuptools\.package-data\]\ngpcnet = \[(.*)\]$', text, re.M).group(1)

@@ -6,9 +6,9 @@ import json
 import pytest
 
 from conftest import FIXTURES, REAL, fixture
-from gpcnet.errors import GpcnetError
-from gpcnet.load import load, validate
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.parse_text import parse_text
+from gpcnet.results_json.load import load, validate
 
 
 def parse(name):

@@ -121,7 +121,7 @@ def test_sigterm_unwinds_fixtures_as_ctrl_c_does(tmp_path):
             p.kill()
             p.wait()
     assert unwound.read_text() == "unwound", out
-    assert "Terminated: SIGTERM" in out, out   # gpcnet.signals.Terminated, a KeyboardInterrupt
+    assert "Terminated: SIGTERM" in out, out   # gpcnet.infra.signals.Terminated, a KeyboardInterrupt
     assert p.returncode != 0
 
 

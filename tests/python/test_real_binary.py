@@ -17,8 +17,8 @@ import pytest
 from conftest import REPO
 from mpi_harness import QUICK_CONGESTORS, QUICK_LOOPS
 from gpcnet.cli import main
-from gpcnet.load import load, validate
 from gpcnet.parse_text import parse_text
+from gpcnet.results_json.load import load, validate
 
 BUILD = Path(os.environ.get("GPCNET_BUILD_DIR", REPO / "build"))
 # Bounded work (a few short measurements, short congestor passes): what is
@@ -85,7 +85,8 @@ def test_network_test_end_to_end(tmp_path):
 def test_sweep_and_repeat_end_to_end(tmp_path):
     """The current binary's --congestor-sweep --repeat document through the
     figures gpcnet draws of it (the stored fixture may be older)."""
-    from gpcnet import results, sweep_figures
+    from gpcnet.plots import sweep_figures
+    from gpcnet.results_json import results
     (tmp_path / "out").mkdir()
     _run(_binary("network_load_test"), 10,
          ["--emulate-nodes", "1", "--time-limit", "0.1", "--measurements", "2", "--rings", "2",

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from conftest import FIXTURES, REAL, read
-from gpcnet.errors import GpcnetError
-from gpcnet.load import InvalidResults, load, validate
-from gpcnet.schema import schema
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json.load import InvalidResults, load, validate
+from gpcnet.results_json.schema import schema
 from jsonschema import Draft202012Validator
 
 ALL_JSON = sorted(FIXTURES.glob("*.json")) + sorted(REAL.glob("*.json"))

@@ -16,10 +16,11 @@ from matplotlib.collections import PathCollection
 from matplotlib.patches import StepPatch
 
 from conftest import REAL, fixture, read
-from gpcnet import results, sweep_figures
-from gpcnet.errors import GpcnetError
-from gpcnet.impact import congestion_impact, lower_is_better
-from gpcnet.load import load
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics.impact import congestion_impact, lower_is_better
+from gpcnet.plots import sweep_figures
+from gpcnet.results_json import results
+from gpcnet.results_json.load import load
 
 SOURCE = REAL / "network_load_test_sweep_repeat.json"
 KERNELS = ["a2a", "p2p_incast", "rma_incast", "rma_bcast"]

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import mpich, netns, topology
 
 

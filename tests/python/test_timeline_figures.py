@@ -17,8 +17,8 @@ import pytest
 
 from conftest import REAL, fixture, read
 from gpcnet import report
-from gpcnet.load import load
 from gpcnet.report import timeline
+from gpcnet.results_json.load import load
 
 REAL_TIMELINE = str(REAL / "network_load_test_timeline.json")
 EPOCH = 1_800_000_000.0

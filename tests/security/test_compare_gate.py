@@ -173,7 +173,7 @@ def test_a_huge_row_name_does_not_pad_every_line(cli, tmp_path):
     """Issue 55: every line was padded to the longest row name; one 2 MB
     name in a 2.6 MB document wrote 404 MB to stdout. Names are cut as
     `gpcnet nodes` cuts them (255 characters)."""
-    from gpcnet import text_safe
+    from gpcnet.text import text_safe
     doc = fixture_doc("load_run.json")
     doc["tables"][0]["rows"][0]["name"] = "RR " + "x" * 2_000_000
     huge = _write(tmp_path, doc, "huge.json")

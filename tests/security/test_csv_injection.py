@@ -31,7 +31,7 @@ def test_table_csv_neutralises_a_formula_in_a_text_cell(cli, tmp_path, name):
 def test_csv_cells_keep_numbers_and_neutralise_text():
     import csv
     import io
-    from gpcnet import table
+    from gpcnet.analysis import table
     for text in ("=1+1", "+1", "-1", "@x", "\tx", "\rx"):
         assert table.csv_text(text) == "'" + text
     assert table.csv_text("run1") == "run1" and table.csv_text("a=b") == "a=b"

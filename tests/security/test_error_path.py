@@ -208,7 +208,7 @@ def test_a_named_pipe_as_input_is_refused_at_once(cli, tmp_path, command):
 
 @pytest.mark.parametrize("reader", ["topology.conf", "hostfile"])
 def test_named_pipe_to_the_study_readers(tmp_path, reader):
-    from gpcnet.errors import GpcnetError
+    from gpcnet.infra.errors import GpcnetError
     from gpcnet.study import launch, topology
     fifo = tmp_path / "in"
     os.mkfifo(fifo)

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from conftest import FIXTURES, fixture_doc  # noqa: E402
-from gpcnet import load  # noqa: E402
-from gpcnet.errors import GpcnetError  # noqa: E402
+from gpcnet.infra.errors import GpcnetError  # noqa: E402
+from gpcnet.results_json import load  # noqa: E402
 from gpcnet.study import document, topology  # noqa: E402
 from gpcnet.testbed import topology as tb_topology  # noqa: E402
 
@@ -86,7 +86,7 @@ def test_results_reader_mutated_document(tmp_path, i, value):
     except GpcnetError as e:
         plain_error(e)
         return
-    from gpcnet.compare import compare
+    from gpcnet.analysis.compare import compare
     try:  # a document that loads can be compared against itself and the original
         compare([("a", doc), ("b", RESULTS)], 5.0)
     except GpcnetError as e:

@@ -26,8 +26,9 @@ import pytest
 import mpi_harness
 from conftest import fixture_doc, one_line_error
 import gpcnet
-from gpcnet import bulk_lists, load, reading, results_limits
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import reading
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, load, results_limits
 from gpcnet.study import congestor_job, scale
 
 LARGEST = (results_limits.LARGEST_NODES, 8, results_limits.LARGEST_RANKS)

@@ -12,10 +12,10 @@ import tracemalloc
 import pytest
 
 from conftest import FIXTURES, one_line_error
-from gpcnet import load, results_limits
 from gpcnet.commands import parse as parse_command
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.parse_text import parse_text, scan
+from gpcnet.results_json import load, results_limits
 
 REAL = FIXTURES / "real" / "network_test.txt"
 

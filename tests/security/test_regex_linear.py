@@ -89,7 +89,7 @@ PATTERNS, FOUND_DYNAMIC = collected()
 def test_every_pattern_is_found_and_only_the_known_ones_are_dynamic():
     assert len(PATTERNS) >= 25, [w for w, _ in PATTERNS]
     where = {w.split(":")[0] for w, _ in PATTERNS}
-    assert {"catalog.py", "reading.py", "parse_text/scan.py", "parse_text/settings.py",
+    assert {"metrics/catalog.py", "infra/reading.py", "parse_text/scan.py", "parse_text/settings.py",
             "parse_text/document.py", "study/topology.py"} <= where
     assert FOUND_DYNAMIC == DYNAMIC
 
@@ -212,8 +212,7 @@ def test_pattern_is_linear(where, pattern):
 
 def test_test_name_to_id_is_linear():
     """The replacement of the old pattern: string methods, linear."""
-    from gpcnet import catalog
-
+    from gpcnet.metrics import catalog
     def names(n):
         return [f"a{' ' * n}b", f"a{' ' * n}(8 B)", f"({'1' * n} B)", "(" * n + "1 B)", f"x{' ' * n}",
                 " B)" * (n // 3), ("(8 B)" * n)[:n]]
@@ -263,7 +262,7 @@ def test_parse_refuses_a_line_over_1_mib(tmp_path):
 ], ids=["ranks", "nodes"])
 def test_a_count_of_5000_digits_is_one_line_not_a_traceback(old, new):
     """int() refuses more than 4300 digits with a ValueError, which was an internal error."""
-    from gpcnet.errors import GpcnetError
+    from gpcnet.infra.errors import GpcnetError
     from gpcnet.parse_text import parse_text
     assert old in REF
     with pytest.raises(GpcnetError, match="no 'Test with N MPI ranks"):

@@ -7,8 +7,8 @@ import secrets
 
 import pytest
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 
 
 @pytest.fixture(params=["unnamed", "named"])

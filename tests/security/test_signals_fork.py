@@ -1,5 +1,5 @@
 """SIGTERM/SIGHUP act as SIGINT only in the process that asked for it
-(gpcnet/signals.py): a forked child that inherits the handler dies by the
+(gpcnet/infra/signals.py): a forked child that inherits the handler dies by the
 signal. pyroute2 forks such a helper for every namespace it opens; when the
 helper was told to stop, it raised the parent's exception and ran the
 parent's cleanup, which removed the testbed `up --force` was building (the
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from gpcnet.signals import Terminated, terminate_as_interrupt
+from gpcnet.infra.signals import Terminated, terminate_as_interrupt
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])

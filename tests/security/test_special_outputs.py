@@ -26,8 +26,8 @@ import pytest
 
 import gpcnet
 from conftest import FIXTURES
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 import output_commands
 
 HANG_GUARD_S = 60

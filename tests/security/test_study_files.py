@@ -77,8 +77,8 @@ def test_bully_topology_file_is_not_replaced_without_force(cli, tmp_path):
     (tmp_path / "o").mkdir()
     conf = tmp_path / "o" / "st.topology.conf"
     conf.write_text("mine\n")
-    from gpcnet.safe_write import write_text
-    from gpcnet.errors import GpcnetError
+    from gpcnet.infra.safe_write import write_text
+    from gpcnet.infra.errors import GpcnetError
     with pytest.raises(GpcnetError, match="already exists; use --force"):
         write_text(conf, "theirs\n")
     assert conf.read_text() == "mine\n"

@@ -20,7 +20,7 @@ import pytest
 
 import process_guard
 from conftest import REPO
-from gpcnet.signals import Terminated, deferring_termination, terminate_as_interrupt
+from gpcnet.infra.signals import Terminated, deferring_termination, terminate_as_interrupt
 from gpcnet.study import document
 
 DRIVER = '''

@@ -13,8 +13,7 @@ import os
 import pytest
 
 from conftest import FIXTURES, fixture_doc, one_line_error
-from gpcnet import text_safe
-
+from gpcnet.text import text_safe
 REAL = str(FIXTURES / "load_run.json")
 WORSE = str(FIXTURES / "load_run_worse.json")
 # What must never reach a terminal raw: ESC (CSI), a C1 CSI, DEL, BEL,

@@ -19,8 +19,9 @@ import tracemalloc
 import pytest
 
 from conftest import FIXTURES, fixture_doc, one_line_error
-from gpcnet import bulk_lists, load, reading, results, results_limits
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import reading
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, load, results, results_limits
 
 REAL = FIXTURES / "real"
 HANG_GUARD_S = 120
@@ -386,7 +387,7 @@ def test_an_integer_longer_than_a_double_is_refused_when_read(tmp_path):
     """Integers of thousands of digits reached every reader (an internal
     error in several): refused where the file is parsed, like 1e400. The
     longest a double holds (308 digits) is still read."""
-    from gpcnet.reading import MAX_INT_DIGITS, read_json
+    from gpcnet.infra.reading import MAX_INT_DIGITS, read_json
     ok = tmp_path / "ok.json"
     ok.write_text('{"a": -' + "9" * MAX_INT_DIGITS + "}")
     assert read_json(ok, "test")["a"] == -int("9" * MAX_INT_DIGITS)

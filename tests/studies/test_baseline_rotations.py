@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from gpcnet.cli import main
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import document, nodelists, summary
 
 

@@ -9,7 +9,7 @@ from scipy.stats import t as scipy_t
 from scipy.stats import ttest_ind as scipy_ttest
 
 from gpcnet.cli import main
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import stats
 
 

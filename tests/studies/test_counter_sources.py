@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import document, sources
 from gpcnet.study.slingshot import FABRIC_ENV
 

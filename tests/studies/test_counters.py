@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gpcnet.fork_sampler import ForkSampler
+from gpcnet.infra.fork_sampler import ForkSampler
 from gpcnet.study import counters, sampling, stall
 from gpcnet.study.sources import infiniband
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import counters, fabric, sampling
 from gpcnet.study.sources import infiniband
 from gpcnet.study.sources import testbed as testbed_source

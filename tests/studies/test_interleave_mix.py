@@ -6,7 +6,7 @@ import json
 import pytest
 
 from gpcnet.cli import main
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import interleave
 
 TOPOLOGY = "SwitchName=l0 Nodes=a[1-4]\nSwitchName=l1 Nodes=b[1-4]\nSwitchName=top Switches=l[0-1]\n"

@@ -5,7 +5,7 @@ import json
 
 import mpi_harness
 
-from gpcnet.load import load
+from gpcnet.results_json.load import load
 
 
 def test_every_phase_has_every_nodes_counters(tmp_path):

@@ -2,7 +2,7 @@ import itertools
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import nodelists
 
 

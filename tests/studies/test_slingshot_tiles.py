@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import cassini, counters, sampling, slingshot
 from gpcnet.study.node_jobs import JobSampler
 from gpcnet.study.sources import slingshot as slingshot_source

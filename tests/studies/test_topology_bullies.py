@@ -1,6 +1,6 @@
 import pytest
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import bullies, topology
 
 # 2:1 tapered three-level tree: 8 leaves of 8 nodes, two pods of 4 leaves.

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import rails, topology
 
 pytestmark = pytest.mark.no_root_needed

@@ -85,7 +85,7 @@ SHAPE = Line()
 
 CONSUMERS = '''\
 import json, sys
-from gpcnet.study import testbed_tiles
+from gpcnet.study.sources import testbed as testbed_tiles
 from gpcnet.testbed import cli, counters, shapes, topology
 t = topology.build("line", 5, host_rate="100mbit", taper=2)
 back = topology.Topology.from_dict(json.loads(json.dumps(t.to_dict())))
@@ -117,6 +117,10 @@ def test_a_new_shape_is_one_module_and_one_registry_line(tmp_path):
     tree = tmp_path / "python"
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     shutil.copytree(REPO / "python", tree, ignore=ignore)
+    # what the checkout holds beside its sources (the test venv's editable
+    # install writes python/gpcnet.egg-info) is left out of both sides
+    base = tmp_path / "base"
+    shutil.copytree(REPO / "python", base, ignore=ignore)
     pkg = tree / "gpcnet" / "testbed" / "shapes"
     (pkg / "line.py").write_text(LINE)
     registry = pkg / "__init__.py"
@@ -124,7 +128,7 @@ def test_a_new_shape_is_one_module_and_one_registry_line(tmp_path):
     start = text.index("SHAPES = {")
     end = text.index("\n}", start)
     registry.write_text(text[:end] + '\n    "line": "line",' + text[end:])
-    assert _changed(REPO / "python", tree) == ["gpcnet/testbed/shapes/__init__.py",
+    assert _changed(base, tree) == ["gpcnet/testbed/shapes/__init__.py",
                                                "gpcnet/testbed/shapes/line.py"]
 
     env = dict(os.environ, PYTHONPATH=str(tree))

@@ -4,9 +4,10 @@
  * table row with its histogram, per-node network counters of every phase,
  * the node probe, and the per-NIC record of ranks bound by gpcnet-bind),
  * with made-up numbers: no MPI call is made. The readers' bounds
- * (python/gpcnet/results_limits.py, python/gpcnet/reading.py) are derived
- * from this size; tests/security/test_machine_scale.py reads the document
- * back with every command.
+ * (python/gpcnet/results_json/results_limits.py,
+ * python/gpcnet/infra/reading.py) are derived from this size;
+ * tests/security/test_machine_scale.py reads the document back with every
+ * command.
  *
  * results_doc_gen OUT.json NODES NICS_PER_NODE RANKS PROBE_ROUNDS
  *

@@ -9,8 +9,9 @@ import os
 import stat
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.analysis.compare import run_labels
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 
 EXIT_OK, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 
@@ -132,13 +133,13 @@ def add_force(p: argparse.ArgumentParser) -> None:
 
 
 def labels(paths: list) -> list:
-    from gpcnet.compare import run_labels
     return run_labels(paths)
 
 
 def load_all(paths: list) -> list:
     """(label, document) of each results file."""
-    from gpcnet.load import load
+    # deferred: jsonschema loads only for a command that reads a results file, not for --help
+    from gpcnet.results_json.load import load
     return list(zip(labels(paths), [load(p) for p in paths]))
 
 

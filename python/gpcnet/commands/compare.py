@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from gpcnet.analysis.compare import compare
 from gpcnet.commands.common import EXIT_OK, EXIT_REGRESSION, add_repetition, labels, load_all
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 
 def add_parser(sub) -> None:
@@ -23,7 +24,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet.compare import compare
     if args.fail_if_worse is not None and len(args.runs) < 2:
         # A gate with nothing to judge must not pass: a CI job that lost
         # its new run would otherwise go green.

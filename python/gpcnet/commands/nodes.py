@@ -8,7 +8,8 @@ import json
 import sys
 
 from gpcnet.commands.common import EXIT_OK
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import number_text, text_safe  # names from the file escaped; extreme numbers bounded
 
 
 def add_parser(sub) -> None:
@@ -34,7 +35,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import load, nics, nodes
+    # deferred: numpy (and jsonschema) load only when the command runs, not for --help
+    from gpcnet.analysis import nics, nodes
+    from gpcnet.results_json import load
     threshold = nodes.THRESHOLD if args.threshold is None else args.threshold
     if not threshold > 0:
         raise GpcnetError(f"--threshold must be a positive number, not {args.threshold}")
@@ -63,9 +66,9 @@ def run(args) -> int:
 
 
 def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
-    from gpcnet import nodes
+    # deferred: numpy loads only when the command runs, not for --help
+    from gpcnet.analysis import nodes
     probe = doc["node_probe"]
-    from gpcnet import number_text, text_safe  # names from the file escaped; extreme numbers bounded
     # Cut too: the table pads every name to the longest, so one name of a
     # million characters would make every line that long.
     rows, slow = ([dict(r, name=text_safe.name(r["name"])) for r in group]
@@ -87,8 +90,8 @@ def _print_probe(doc: dict, rows: list, slow: list, threshold: float) -> None:
 def _print_nics(doc: dict, threshold: float) -> None:
     """Per canary test each rail's and each NIC's Avg and 99%; the NIC
     probe with every NIC's z-score; the slow NICs."""
-    from gpcnet import nics, nodes, number_text, text_safe
-
+    # deferred: numpy loads only when the command runs, not for --help
+    from gpcnet.analysis import nics, nodes
     def name(text) -> str:
         return text_safe.name(text)
     print(f"Per-NIC canaries (gpcnet-bind): {doc['nics'].get('rails')} rails")

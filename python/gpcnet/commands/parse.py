@@ -7,9 +7,9 @@ import os
 import stat
 import sys
 
-from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, write_output
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import text_safe
 
 
 def add_parser(sub) -> None:
@@ -67,8 +67,9 @@ def _read(path: str) -> tuple:
 
 
 def run(args) -> int:
-    from gpcnet import results_limits
-    from gpcnet.load import validate
+    # deferred: jsonschema loads only for a command that parses text, not for --help
+    from gpcnet.results_json import results_limits
+    from gpcnet.results_json.load import validate
     from gpcnet.parse_text import parse_text
     where, text = _read(args.text)
     doc = parse_text(text, where)

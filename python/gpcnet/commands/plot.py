@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, add_repetition, preflight, write_output
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import results
+from gpcnet.text import text_safe
 
 KINDS = ("hist", "ci", "sweep", "matrix", "repeats", "timeline", "recovery")
 
@@ -40,7 +41,6 @@ def add_parser(sub) -> None:
 
 
 def _check_tests(args, doc: dict) -> None:
-    from gpcnet import results
     if not results.has_histograms(doc):
         raise GpcnetError(f"{args.run}: no histograms to plot"
                           + (" (parsed from text output)" if doc["source"] == "text" else ""))
@@ -51,7 +51,8 @@ def _check_tests(args, doc: dict) -> None:
 
 
 def _figure(args, doc: dict):
-    from gpcnet import figures, results, sweep_figures
+    # deferred: matplotlib loads only when a figure is drawn, not for --help
+    from gpcnet.plots import figures, sweep_figures
     if args.kind == "hist":
         return figures.histogram_figure(doc, args.test or None, args.repetition)
     if args.kind == "sweep":
@@ -74,6 +75,7 @@ def _figure(args, doc: dict):
 
 
 def _timeline_figure(args, doc: dict):
+    # deferred: matplotlib loads only when a figure is drawn, not for --help
     from gpcnet.report import timeline
     if not timeline.has_timeline(doc, args.repetition):
         raise GpcnetError(f"{args.run}: no timeline to plot (run network_load_test --timeline)")
@@ -90,8 +92,9 @@ def _timeline_figure(args, doc: dict):
 
 
 def run(args) -> int:
-    from gpcnet import figures, results
-    from gpcnet.load import load
+    # deferred: matplotlib (and jsonschema) loads only when a figure is drawn, not for --help
+    from gpcnet.plots import figures
+    from gpcnet.results_json.load import load
     doc = load(args.run)
     fmt = figures.file_format(args.output)
     if (args.counters or args.port) and args.kind != "timeline":

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpcnet import text_safe
 from gpcnet.commands.common import EXIT_OK, add_force, preflight, source_name, write_output
+from gpcnet.text import text_safe
 
 
 def add_parser(sub) -> None:
@@ -19,7 +19,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import kinds
+    # deferred: jsonschema, jinja2 and matplotlib load only when a report is written, not for --help
+    from gpcnet.report import kinds
     from gpcnet import report as html_report
     kind, doc = kinds.read(args.run)
     preflight(args.output, args.force)

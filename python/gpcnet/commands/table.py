@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from gpcnet.analysis.table import render
 from gpcnet.commands.common import EXIT_OK, add_force, add_repetition, load_all, write_output
+from gpcnet.results_json import results
 
 
 def add_parser(sub) -> None:
@@ -21,8 +23,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from gpcnet import results
-    from gpcnet.table import render
     runs = load_all(args.runs)
     text = render(runs, args.format, args.published, args.repetition)
     # On stderr: stdout is the table, which may be CSV or LaTeX.

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from gpcnet import results_limits
-from gpcnet.errors import GpcnetError
-from gpcnet.impact import congestion_impact, lower_is_better
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics.impact import congestion_impact, lower_is_better
 from gpcnet.parse_text import rows as row_reader
 from gpcnet.parse_text.scan import Scanner
 from gpcnet.parse_text.settings import Settings
-from gpcnet.schema import SCHEMA_NAME, SCHEMA_VERSION
+from gpcnet.results_json import results_limits
+from gpcnet.results_json.schema import SCHEMA_NAME, SCHEMA_VERSION
 
 _TITLES = {
     "Isolated Network Tests": "isolated",

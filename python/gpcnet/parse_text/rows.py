@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import catalog
+from gpcnet.metrics import catalog
 
 # Header cell -> result key.
 COLUMNS = {

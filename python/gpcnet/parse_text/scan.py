@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gpcnet import results_limits
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.parse_text import settings
+from gpcnet.results_json import results_limits
 
 # Each pattern is anchored with \A, so even a search tries the one
 # position (an unanchored `\s+Test with` searched in a line of spaces

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from gpcnet import catalog
+from gpcnet.metrics import catalog
 
 # A setting's name as the C program prints it; nothing after it can match
 # the same characters, so checking a name is linear in its length. Every

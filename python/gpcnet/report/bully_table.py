@@ -18,6 +18,7 @@ def _mark(row: dict) -> str:
 
 
 def section(study: dict) -> Markup:
+    # deferred: scipy loads only for a bully study's page, not for every report
     from gpcnet.study.stats import table_i
     t = table_i(study)
     rows = join(fmt("<tr><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

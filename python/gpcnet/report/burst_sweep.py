@@ -16,10 +16,11 @@ import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, number_text, text_safe
-from gpcnet.errors import GpcnetError
-from gpcnet.figures import drawable
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics import catalog
+from gpcnet.plots.figures import drawable
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.text import number_text, text_safe
 
 STATS = {"avg": "Avg", "p99": "99%"}
 

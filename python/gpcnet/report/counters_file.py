@@ -1,7 +1,7 @@
 """Reading the file of `gpcnet testbed run --counters FILE
 --counters-interval SEC` for `gpcnet plot --kind timeline --counters`.
 
-Read like every JSON input (gpcnet.load.read_json: bounded size, /dev/zero
+Read like every JSON input (gpcnet.results_json.load.read_json: bounded size, /dev/zero
 refused at once, not too deep, no NaN or overflow), then checked for the
 shape the timeline figure uses, so that a file of the wrong shape is one
 line naming the field, never a traceback later in the drawing:
@@ -14,8 +14,9 @@ line naming the field, never a traceback later in the drawing:
 
 from __future__ import annotations
 
-from gpcnet import number_text, text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json.load import read_json
+from gpcnet.text import number_text, text_safe
 
 WHAT = "testbed counters"
 
@@ -73,5 +74,4 @@ def check(doc, path) -> dict:
 
 
 def read(path) -> dict:
-    from gpcnet.load import read_json
     return check(read_json(path, WHAT), path)

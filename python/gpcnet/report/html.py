@@ -20,6 +20,8 @@ import jinja2
 import matplotlib
 from markupsafe import Markup, escape
 
+from gpcnet.text.text_safe import escape_char
+
 __all__ = ["Markup", "escape", "fmt", "join", "svg", "page", "Figures"]
 
 CSS = Markup("""
@@ -114,6 +116,5 @@ def page(title: str, body) -> str:
     """The whole document: one style sheet, no scripts, no external
     resources; a character that would act or hide rather than show (see
     _HIDDEN) is shown as its escape (\\x1b, \\u202e, \\ud800)."""
-    from gpcnet.text_safe import escape_char
     text = _PAGE.render(title=title, css=CSS, body=body)
     return _HIDDEN.sub(lambda m: escape_char(m.group()), text)

@@ -1,13 +1,14 @@
 """The report's per-NIC view: ranks started through gpcnet-bind, the
 canaries' Avg and 99% per rail and per NIC of each node, and with
 --node-probe every NIC's probe time with the slow NICs flagged
-(gpcnet.nics, docs/method.md#multi-nic-nodes). The tables above stay as
+(gpcnet.analysis.nics, docs/method.md#multi-nic-nodes). The tables above stay as
 published."""
 
 from __future__ import annotations
 
-from gpcnet import nics, nodes, number_text
+from gpcnet.analysis import nics, nodes
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.text import number_text
 
 
 def _canary_block(t: dict) -> Markup:

@@ -1,11 +1,12 @@
 """The report's per-node view: the per-node probe (`--node-probe`) with
 every node's time per exchange and modified z-score, the slow ones flagged
-(gpcnet.nodes, docs/method.md#naming-a-slow-node)."""
+(gpcnet.analysis.nodes, docs/method.md#naming-a-slow-node)."""
 
 from __future__ import annotations
 
-from gpcnet import nodes, number_text
+from gpcnet.analysis import nodes
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.text import number_text
 
 
 def section_body(doc: dict) -> Markup:

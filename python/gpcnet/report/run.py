@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import __version__, catalog, figures, nics, nodes, number_text, reference, results
-from gpcnet.report import nics_view, nodes_view, sweep, timeline
+from gpcnet import __version__
+from gpcnet.analysis import nics, nodes
+from gpcnet.metrics import catalog, reference
+from gpcnet.plots import figures
 from gpcnet.report import burst_sweep
+from gpcnet.report import nics_view, nodes_view, sweep, timeline
 from gpcnet.report.html import Figures, Markup, fmt, join, page
+from gpcnet.results_json import results
+from gpcnet.text import number_text
 
 DASH = "–"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from gpcnet import number_text
-from gpcnet.figures import drawable, points
-from gpcnet.text_safe import label
+from gpcnet.plots.figures import drawable, points
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.study.summary import summarise_scale
+from gpcnet.text import number_text
+from gpcnet.text.text_safe import label
 
 
 def _f(x, spec="{:.3f}") -> str:

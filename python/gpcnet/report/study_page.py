@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from gpcnet import number_text
-from gpcnet.figures import drawable, points
-from gpcnet.text_safe import label
+from gpcnet.plots.figures import drawable, points
+from gpcnet.report import bully_table, load_overlap, scale
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.report.study_tiles import tiles_section
+from gpcnet.study.sampling import basic_note
 from gpcnet.study.summary import summarise
+from gpcnet.text import number_text
+from gpcnet.text.text_safe import label
 
 
 def box_figure(summary: dict, title: str) -> Figure:
@@ -135,7 +137,6 @@ def _counter_set_note(study: dict) -> Markup:
     """The runs whose InfiniBand flits came from the 32-bit base counters
     (the port did not answer `perfquery -x`), and why: such a counter may
     sit at its ceiling, which leaves the interval without a rate."""
-    from gpcnet.study.sampling import basic_note
     notes = [(r.get("id"), note) for r in study["runs"] if isinstance(r, dict)
              and (note := basic_note((r.get("counters") or {}).get("counter_set")))]
     if not notes:
@@ -156,7 +157,6 @@ def render(study: dict) -> str:
     """The HTML page of a loaded study document."""
     cfg = study["config"]
     if cfg["study"] == "scale":
-        from gpcnet.report import scale
         return scale.render(study)
     s = summarise(study)
     figs = Figures()
@@ -181,11 +181,9 @@ def render(study: dict) -> str:
               tiles_section(s, figs),
               Markup("<h2>Stall rate during a run</h2>"), _series_section(s, figs)]
     if cfg.get("congestor_kind") == "load-test":   # how much of each run met the loaded phases
-        from gpcnet.report.load_overlap import section as overlap_section
-        parts.append(overlap_section(study))
+        parts.append(load_overlap.section(study))
     if cfg["study"] == "bully":  # the fat-tree poster's Table I
-        from gpcnet.report.bully_table import section
-        parts.append(section(study))
+        parts.append(bully_table.section(study))
     if s["failed"]:
         parts.append(fmt("<h2>Failed runs</h2><ul>{}</ul>",
                          join(fmt("<li>{}: {}</li>", f["id"], str(f["error"])) for f in s["failed"])))

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import catalog, figures, number_text, results, sweep_figures
+from gpcnet.metrics import catalog
+from gpcnet.plots import figures, sweep_figures
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.results_json import results
+from gpcnet.text import number_text
 
 # Rows of the statistics table, in the order the text output prints them.
 METRIC_LABELS = {"isolated_avg": "Isolated Avg", "isolated_p99": "Isolated 99%", "loaded_avg": "Loaded Avg",

@@ -17,10 +17,13 @@ from typing import Optional
 import numpy as np
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, number_text, results, text_safe
-from gpcnet.errors import GpcnetError
-from gpcnet.figures import drawable, points
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics import catalog
+from gpcnet.plots.figures import drawable, points
+from gpcnet.report import counters_file
 from gpcnet.report.html import Markup, fmt, join
+from gpcnet.results_json import results
+from gpcnet.text import number_text, text_safe
 
 ON_COLOUR = "tab:orange"
 PORT_COLOURS = ("tab:green", "tab:purple", "tab:brown", "tab:olive")
@@ -79,7 +82,6 @@ def _title(rec: dict) -> str:
 def read_counters(path: str) -> dict:
     """A `gpcnet testbed run --counters FILE --counters-interval SEC` file,
     read and checked as every input is (report.counters_file)."""
-    from gpcnet.report import counters_file
     return counters_file.read(path)
 
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study.bully_capacity import size_leaf_pairs, testbed_uplinks  # noqa: F401 (the planner's API)
 from gpcnet.study.nodelists import choice_list
 from gpcnet.study.topology import Tree

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study.topology import Tree
 
 LIGHT_PAIRS, REFERENCE_LINKS = 10, 16          # "10 communicating pairs ... 62.5%"

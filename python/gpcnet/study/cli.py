@@ -6,9 +6,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import terminate_as_interrupt
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import terminate_as_interrupt
 from gpcnet.study import bullies, bully_capacity, congestor_job, interleave, launch, nodelists, runner
 from gpcnet.study.options import check_sampling, node_list_options, sampling_options, say
 from gpcnet.study import topology as topo_mod

@@ -36,10 +36,10 @@ import sys
 import time
 from pathlib import Path
 
-from gpcnet.number_text import whole_number
+from gpcnet.text.number_text import whole_number
 from gpcnet.study.sources import NONE
 from gpcnet.study.sources.infiniband import FABRIC, HCA, SWITCH
-from gpcnet.text_safe import shorten
+from gpcnet.text.text_safe import shorten
 
 NET_FIELDS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_dropped", "tx_dropped",
               "rx_errors", "tx_errors")

@@ -12,8 +12,8 @@ from importlib import resources
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import relevance
 
-from gpcnet.errors import GpcnetError
-from gpcnet.load import read_json
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json.load import read_json
 
 KIND = "gpcnet_study"
 SCHEMA_VERSION = 1

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 MAX_FILE_BYTES = 64 * 2**20
 ENV = "GPCNET_IB_FABRIC"
@@ -130,7 +130,7 @@ def discover() -> tuple:
     if key in _CACHE:
         return _CACHE[key]
     if path:
-        from gpcnet.load import read_text
+        from gpcnet.results_json.load import read_text
         got = (parse(read_text(path, "fabric discovery", MAX_FILE_BYTES), f"{ENV} {path}"), f"file {path}")
     elif shutil.which("ibnetdiscover"):
         try:

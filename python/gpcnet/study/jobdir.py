@@ -25,7 +25,7 @@ import os
 import stat
 from pathlib import Path
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 # Tests: called with the step's name just before each check (to swap the
 # directory at that point of a run).

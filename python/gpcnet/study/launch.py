@@ -21,8 +21,8 @@ import socket
 import subprocess
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 
 LAUNCHERS = ("mpirun", "srun", "testbed", "local")
 
@@ -191,7 +191,7 @@ def read_nodes(hostfile: str | None, nodes: str | None, slurm: bool, testbed: bo
         except ValueError as e:
             raise GpcnetError(f"--nodes: {e}") from None
     if hostfile:
-        from gpcnet.load import read_text
+        from gpcnet.results_json.load import read_text
         from gpcnet.study.topology import MAX_FILE_BYTES, MAX_NODES, check_name
         names = []
         for no, ln in enumerate(read_text(hostfile, "hostfile", MAX_FILE_BYTES).splitlines(), 1):

@@ -15,7 +15,7 @@ make M // R = 0 and put every rotation at offset 0, so it is refused.
 
 from __future__ import annotations
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 SETTINGS = ("I", "II", "III", "IV")
 DESCRIPTION = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 DEFAULT_STALL_THRESHOLD = 1.0   # stalls per second (the paper's is a three-month system median: measure yours)
 

@@ -11,9 +11,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import die_with_parent
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import die_with_parent
 
 
 def tail(path: Path, n: int = 300) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gpcnet import text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.text import text_safe
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study import document
 
 # Compared first, in this order: the fields a user changes most often, so

@@ -19,9 +19,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import deferring_termination, exit_code, ignoring_termination
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
 from gpcnet.study import jobdir, procs, sampling
 
@@ -212,7 +212,7 @@ def _started(spec: dict) -> str:
 
 def _finished(rec: dict) -> str:
     from gpcnet.study.sampling import basic_note
-    from gpcnet.text_safe import message
+    from gpcnet.text.text_safe import message
     note = basic_note((rec.get("counters") or {}).get("counter_set"))
     return (f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
             + (f"; {message(note)}" if note else ""))

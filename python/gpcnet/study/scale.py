@@ -23,8 +23,8 @@ import statistics
 import time
 from pathlib import Path
 
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import terminate_as_interrupt
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import terminate_as_interrupt
 from gpcnet.study import launch, options, procs, runner
 from gpcnet.study.jobdir import JobDirChanged
 
@@ -87,7 +87,7 @@ def bandwidth_ratio(doc: dict) -> tuple:
 
 def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     """The load test on the spec's nodes, its counters sampled during it."""
-    from gpcnet.load import MAX_RESULTS_BYTES, read_json
+    from gpcnet.results_json.load import MAX_RESULTS_BYTES, read_json
     from gpcnet.study import congestor_job
     cfg, rid = study["config"], spec["id"]
     rec = dict(spec, status="running", started=time.time())

@@ -20,7 +20,7 @@ import warnings
 
 from scipy import stats as sps
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 LEVELS = (0.01, 0.05)
 MIB_S_TO_GBIT_S = 2**20 * 8 / 1e9
@@ -81,14 +81,14 @@ def _values(runs: list, use_fom: bool) -> list:
     # As the study report reads them (number_text.measured): a value no
     # measurement can be (1.7e308, a 400-digit integer) counts as missing,
     # so the means cannot overflow.
-    from gpcnet.number_text import measured
+    from gpcnet.text.number_text import measured
     return [v for r in runs if (v := measured(r.get("fom") if use_fom else r.get("wall_s"))) is not None]
 
 
 def slowest_rank(runs: list) -> dict | None:
     """Over the runs of one pattern: the slowest bully rank of each run
     (MiB/s), their median and minimum, also in Gbit/s (the poster's unit)."""
-    from gpcnet.number_text import measured
+    from gpcnet.text.number_text import measured
     per_run = []
     for r in runs:
         for k in (r.get("congestor") or {}).get("kernels") or []:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import statistics
 
-from gpcnet.impact import congestion_impact
-from gpcnet.number_text import measured
+from gpcnet.metrics.impact import congestion_impact
+from gpcnet.text.number_text import measured
 
 # Every number of a run is read through measured(): a value a file can
 # hold but no measurement can (1.7e308, 5e-324, an integer of 400 digits)

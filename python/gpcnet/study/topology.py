@@ -11,7 +11,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 KEYS = ("switchname", "nodes", "switches", "linkspeed")
 # More than any machine has: a host list or topology naming more is a typo
@@ -292,7 +292,7 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
 
 
 def read(path: str) -> Tree:
-    from gpcnet.load import read_text
+    from gpcnet.results_json.load import read_text
     return parse(read_text(path, "topology.conf", MAX_FILE_BYTES), path)
 
 

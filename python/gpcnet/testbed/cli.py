@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import exit_code, ignoring_termination, terminate_as_interrupt
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
 
 def _shape_help() -> str:
     """Each shape's sentence, in the registry's order."""

@@ -159,7 +159,7 @@ def switch_reader(topo: Topology):
 @contextlib.contextmanager
 def sampled(topo: Topology, interval):
     """Sample every switch port every `interval` seconds while the block runs (with
-    the periodic sampler gpcnet study uses too, gpcnet.fork_sampler: a forked
+    the periodic sampler gpcnet study uses too, gpcnet.infra.fork_sampler: a forked
     child, its readings in a private temporary directory); the yielded dict
     is filled with the series when the block ends. interval None: nothing is
     sampled."""
@@ -167,7 +167,7 @@ def sampled(topo: Topology, interval):
     if not interval:
         yield out
         return
-    from gpcnet.fork_sampler import ForkSampler
+    from gpcnet.infra.fork_sampler import ForkSampler
     with tempfile.TemporaryDirectory(prefix="gpcnet-counters-") as tmp:
         sampler = ForkSampler(switch_reader(topo), interval, "testbed-tc", None,
                               Path(tmp) / "readings.jsonl")
@@ -193,5 +193,5 @@ def render(ports: dict, only_switches: bool = False) -> str:
 
 
 def write(path: str, force: bool, doc: dict) -> None:
-    from gpcnet import safe_write
+    from gpcnet.infra import safe_write
     safe_write.write_text(path, json.dumps(doc, indent=2) + "\n", force=force)

@@ -70,7 +70,7 @@ def figure(topo: Topology):
 
 def save(topo: Topology, path: str) -> None:
     import matplotlib
-    from gpcnet.figures import save as save_figure
+    from gpcnet.plots.figures import save as save_figure
     # Text stays text in the SVG: host names and addresses can be searched.
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         save_figure(figure(topo), path)

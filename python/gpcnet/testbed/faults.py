@@ -35,9 +35,9 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
-from gpcnet.signals import ignoring_termination, terminate_as_interrupt
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.signals import ignoring_termination, terminate_as_interrupt
 from gpcnet.testbed import netns, teardown
 from gpcnet.testbed.topology import Topology, format_rate
 
@@ -276,7 +276,7 @@ def cmd_fault(args) -> int:
 
 
 def _flap(topo: Topology, target: str, link, seconds: float) -> int:
-    from gpcnet.signals import exit_code
+    from gpcnet.infra.signals import exit_code
     print(f"fault: flap {target}: link down for {seconds:g} s", flush=True)
     code = 0
     try:

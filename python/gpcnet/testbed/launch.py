@@ -13,8 +13,8 @@ import shutil
 import stat
 import subprocess
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import mpich, netns
 from gpcnet.testbed.topology import DATA_CIDR, MGMT_CIDR, Topology
 

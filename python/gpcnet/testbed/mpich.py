@@ -16,8 +16,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import netns
 from gpcnet.testbed.topology import Topology
 

@@ -20,8 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import rails, shapes
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 

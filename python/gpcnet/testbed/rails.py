@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import subprocess
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed.topology import DATA_FABRIC_NET, DATA_FABRIC_PREFIX, Host, Topology
 
 PLACEMENTS = ("same-rail", "cross-rail")

@@ -12,8 +12,8 @@ import shutil
 import subprocess
 import time
 
-from gpcnet import safe_write
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import netns
 from gpcnet.testbed.launch import enter_head, enter_host
 from gpcnet.testbed.topology import Topology

@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed.netns import STATE_DIR, leftovers, load_state
 from gpcnet.testbed.topology import Topology
 

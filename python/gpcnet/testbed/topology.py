@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import shapes
 
 # RFC 2544 benchmarking range 198.18.0.0/15: management in 198.18.0.0/24,

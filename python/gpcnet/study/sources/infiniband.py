@@ -45,7 +45,7 @@ class Sampler(JobSampler):
                 notes.append(f"fabric ({origin}) does not describe {', '.join(t['missing'][:5])}: "
                              "no port read for them")
             if any(t["by_node"]):
-                from gpcnet import safe_write
+                from gpcnet.infra import safe_write
                 tiles_file = workdir / f"{tag}-tiles.json"
                 safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
                                       force=True)

@@ -1,6 +1,6 @@
 """The local launcher's one host (every study node is a group of ranks
 here): its InfiniBand adapters, or the switch ports cabled to them, read
-on this host by a forked sampler (gpcnet.fork_sampler). It records
+on this host by a forked sampler (gpcnet.infra.fork_sampler). It records
 InfiniBand's names (gpcnet.study.sources.infiniband)."""
 
 from __future__ import annotations
@@ -26,6 +26,6 @@ def reader():
 
 def sampler(launcher, nodes: list, interval: float, tag: str, duration: float):
     # One host: every study node shares its adapters; read here.
-    from gpcnet.fork_sampler import ForkSampler
+    from gpcnet.infra.fork_sampler import ForkSampler
     read, source = reader()
     return ForkSampler(read, interval, source, None, launcher.workdir / f"{tag}.jsonl")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.study.node_jobs import JobSampler
 from gpcnet.study.slingshot import (FABRIC_ENV, SWITCH_ENV, during, ptile_scope, read_fabric,
                                     read_switch_record, tiles)

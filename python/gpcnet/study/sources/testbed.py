@@ -1,6 +1,6 @@
 """The testbed's counters of a co-run study: its switch queues live on the
 machine running gpcnet, which reads them itself (gpcnet.testbed.counters)
-in a forked sampler (gpcnet.fork_sampler.ForkSampler): the network tiles
+in a forked sampler (gpcnet.infra.fork_sampler.ForkSampler): the network tiles
 of the application's switches (the metric's scope) and the ports facing
 its nodes (processor tiles, kept apart)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpcnet.fork_sampler import ForkSampler
+from gpcnet.infra.fork_sampler import ForkSampler
 
 TC = "testbed-tc"
 NAMES = {TC: ("overlimits", "packets")}

@@ -27,6 +27,6 @@ def get(kind: str):
     """The Shape of --topology `kind`. An unknown one (a state file written
     by another version, say) is refused in one line."""
     if kind not in SHAPES:
-        from gpcnet.errors import GpcnetError
+        from gpcnet.infra.errors import GpcnetError
         raise GpcnetError(f"unknown topology {str(kind)[:40]!r} (known: {', '.join(SHAPES)})")
     return importlib.import_module(f"{__name__}.{SHAPES[kind]}").SHAPE

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 
 @dataclass

@@ -3,7 +3,7 @@ leaf), each leaf cabled to every one of --spines spines."""
 
 from __future__ import annotations
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed.shapes.base import Layout
 from gpcnet.testbed.shapes.two_level import TwoLevel
 

@@ -4,7 +4,7 @@ leaves joined by the spines."""
 
 from __future__ import annotations
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed.shapes.base import Layout
 from gpcnet.testbed.shapes.two_level import TwoLevel
 from gpcnet.testbed.topology import MAX_NICS

@@ -3,7 +3,7 @@ one of --spines spines, and static destination-based forwarding."""
 
 from __future__ import annotations
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed.shapes.base import Forwarding, Shape, Trunk, check_taper, leaves
 
 

@@ -6,7 +6,7 @@ The canaries' per-NIC numbers show how each rail and NIC did, but cannot
 single out a slow NIC: a ring test paces every member to its slowest
 (docs/method.md#naming-a-slow-node). With --node-probe the run also
 probes every NIC in isolated pairs, one rail after the other, and a NIC
-is flagged from that probe exactly as a node is (gpcnet.nodes): its
+is flagged from that probe exactly as a node is (gpcnet.analysis.nodes): its
 modified z-score over the NICs above THRESHOLD and its time at least
 MIN_RATIO times the median NIC's, with at least MIN_NODES NICs.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpcnet.nodes import MIN_NODES, MIN_RATIO, THRESHOLD, robust_z
+from gpcnet.analysis.nodes import MIN_NODES, MIN_RATIO, THRESHOLD, robust_z
 
 
 def has_nics(doc: dict) -> bool:

@@ -20,8 +20,8 @@ from functools import lru_cache
 
 from jsonschema import Draft202012Validator
 
-from gpcnet import text_safe
-from gpcnet.schema import schema
+from gpcnet.results_json.schema import schema
+from gpcnet.text import text_safe
 
 _NUMBER = (int, float)
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from gpcnet.study.document import KIND as STUDY_KIND  # the "kind" field of a study JSON
+from gpcnet.results_json import load
+from gpcnet.results_json.schema import schema
+from gpcnet.study import document as study_document
+
+STUDY_KIND = study_document.KIND  # the "kind" field of a study JSON
 
 STUDY = "study"
 RESULTS = "results"
@@ -23,7 +27,6 @@ def kind_of(doc) -> Optional[str]:
         return None
     if doc.get("kind") == STUDY_KIND:
         return STUDY
-    from gpcnet.schema import schema
     if set(schema()["required"]) <= doc.keys():
         return RESULTS
     return None
@@ -33,11 +36,9 @@ def read(path) -> tuple:
     """(kind, document) of a results or study JSON file, read once and
     checked against its schema. A file of neither kind is checked as a
     results document, whose messages say best what is wrong with it."""
-    from gpcnet import load
     doc = load.read_json(path, "results JSON", load.MAX_RESULTS_BYTES)
     if kind_of(doc) == STUDY:
-        from gpcnet.study.document import validate
-        validate(doc, str(Path(path)))
+        study_document.validate(doc, str(Path(path)))
         return STUDY, doc
     load.check(doc, str(Path(path)))
     return RESULTS, doc

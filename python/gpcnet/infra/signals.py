@@ -24,6 +24,8 @@ import contextlib
 import ctypes
 import os
 import signal
+import sys
+import threading
 
 PR_SET_PDEATHSIG = 1
 
@@ -63,7 +65,6 @@ def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
             return
         previous_hook(u)
 
-    import sys
     previous_hook = sys.unraisablehook
     sys.unraisablehook = unraisable
     old = {}
@@ -78,7 +79,6 @@ def terminate_as_interrupt(signums=(signal.SIGTERM, signal.SIGHUP)):
 
 
 def _deliver_later(pid: int, signum: int, delay: float = 0.1) -> None:
-    import threading
     timer = threading.Timer(delay, os.kill, (pid, signum))
     timer.daemon = True
     timer.start()
@@ -123,7 +123,6 @@ def deferring_termination(signums=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _active_exceptions():
-    import sys
     e = sys.exc_info()[1]
     return [e] if e is not None else []
 

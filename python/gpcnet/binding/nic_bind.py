@@ -18,8 +18,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
-from gpcnet.number_text import WHOLE_MAX_DIGITS, whole_number
-from gpcnet.text_safe import quote
+from gpcnet.text.number_text import WHOLE_MAX_DIGITS, whole_number
+from gpcnet.text.text_safe import quote
 
 # Where each launcher puts the rank's index among the ranks of its node,
 # in the order they are tried: a launcher's own variable before Slurm's

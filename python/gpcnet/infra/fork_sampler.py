@@ -13,7 +13,8 @@ import signal
 import time
 from pathlib import Path
 
-from gpcnet.signals import die_with_parent
+from gpcnet.infra import safe_write
+from gpcnet.infra.signals import die_with_parent
 
 
 class ForkSampler:
@@ -31,7 +32,6 @@ class ForkSampler:
         self.pid = None
 
     def start(self) -> None:
-        from gpcnet import safe_write
         with safe_write.open_new(self.path, "w", force=True) as f:
             fd = os.dup(f.fileno())
         pid = os.fork()

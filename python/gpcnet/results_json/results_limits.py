@@ -41,8 +41,9 @@ docs/scale.md).
 
 from __future__ import annotations
 
-from gpcnet import bulk_lists, text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists
+from gpcnet.text import text_safe
 
 # The machine the bounds are sized to, and the headroom over it.
 LARGEST_RANKS = 133_800

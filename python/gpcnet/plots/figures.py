@@ -20,8 +20,11 @@ from matplotlib import ticker
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, number_text, reference, results, text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.infra import safe_write
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics import catalog, reference
+from gpcnet.results_json import results
+from gpcnet.text import number_text, text_safe
 
 PHASES = (("isolated", "Isolated", "tab:blue"), ("loaded", "With congestors", "tab:red"))
 
@@ -258,5 +261,4 @@ def render(fig: Figure, fmt: str) -> bytes:
 def save(fig: Figure, path: str, *, force: bool = False) -> None:
     """Write the figure to ``path`` in the format its extension names,
     through safe_write (no link followed, no file replaced without force)."""
-    from gpcnet import safe_write
     safe_write.write_bytes(path, render(fig, file_format(path)), force=force)

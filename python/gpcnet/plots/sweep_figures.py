@@ -13,10 +13,12 @@ from typing import Optional
 import numpy as np
 from matplotlib.figure import Figure
 
-from gpcnet import catalog, number_text, results, text_safe
-from gpcnet.errors import GpcnetError
-from gpcnet.figures import decades, drawable, histogram_grid, readable_log_ticks
-from gpcnet.impact import congestion_impact, lower_is_better
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics import catalog
+from gpcnet.metrics.impact import congestion_impact, lower_is_better
+from gpcnet.plots.figures import decades, drawable, histogram_grid, readable_log_ticks
+from gpcnet.results_json import results
+from gpcnet.text import number_text, text_safe
 
 # Isolated and all-together keep the colours of the single-run figures;
 # each congestor alone gets one of these, in sweep order.

@@ -32,7 +32,7 @@ import signal
 import stat
 from pathlib import Path
 
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _TRIES = 16  # fresh temporary names tried before giving up (each is 64 random bits)

@@ -13,8 +13,8 @@ import re
 import stat
 from pathlib import Path
 
-from gpcnet.errors import GpcnetError
-from gpcnet import text_safe
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.text import text_safe
 
 # Far above anything but a results document (a 10,000-run study is tens
 # of MB, a testbed counters file less); a larger file cannot be ours.

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet import catalog
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.metrics import catalog
 
 
 FIRST = 1  # the repetition that single-run views (tables, figures, compare) show

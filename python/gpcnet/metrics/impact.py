@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gpcnet.number_text import as_float, ratio
+from gpcnet.text.number_text import as_float, ratio
 
 
 def congestion_impact(isolated: Optional[float], loaded: Optional[float],

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from gpcnet.impact import congestion_impact
+from gpcnet.metrics.impact import congestion_impact
 
 METRICS = ("lat", "bw", "allreduce")  # RR Two-sided Lat, RR Two-sided BW+Sync, Multiple Allreduce
 LOWER_IS_BETTER = {"lat": True, "bw": False, "allreduce": True}

@@ -12,8 +12,9 @@ import csv
 import io
 from typing import Optional
 
-from gpcnet import catalog, number_text, reference, results, text_safe
-
+from gpcnet.metrics import catalog, reference
+from gpcnet.results_json import results
+from gpcnet.text import number_text, text_safe
 GROUPS = [("iso", "avg", "Isolated Avg"), ("load", "avg", "Loaded Avg"),
           ("iso", "p99", "Isolated 99%"), ("load", "p99", "Loaded 99%")]
 METRIC_LABELS = {"lat": "Lat", "bw": "BW", "allreduce": "Allreduce"}

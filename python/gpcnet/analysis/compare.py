@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from gpcnet import number_text, results, text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import results
+from gpcnet.text import number_text, text_safe
 
 _PHASES = (("isolated", "Isolated"), ("loaded", "Loaded"))
 _STATS = (("avg", "Avg"), ("p99", "99%"))

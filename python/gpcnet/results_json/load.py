@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from jsonschema.exceptions import relevance
 
-from gpcnet import bulk_lists, results_limits, text_safe
-from gpcnet.errors import GpcnetError
+from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json import bulk_lists, results_limits
+from gpcnet.text import text_safe
 # Reading is shared by every JSON and text reader; they import it from here.
-from gpcnet.reading import MAX_JSON_BYTES, MAX_RESULTS_BYTES, read_json, read_text  # noqa: F401
-from gpcnet.schema import SCHEMA_NAME, SCHEMA_VERSION, validator
+from gpcnet.infra.reading import MAX_JSON_BYTES, MAX_RESULTS_BYTES, read_json, read_text  # noqa: F401
+from gpcnet.results_json.schema import SCHEMA_NAME, SCHEMA_VERSION, validator
 
 # Enough to fix the first things wrong without flooding a terminal.
 _MAX_PROBLEMS = 3

@@ -1,0 +1,1 @@
+"""The figures, drawn with matplotlib."""

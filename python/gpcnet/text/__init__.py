@@ -1,0 +1,1 @@
+"""Strings and numbers that come from files, shown and used safely."""
