@@ -105,6 +105,17 @@ def test_flows_differing_only_in_port_take_both_uplinks(ecmp_testbed):
     assert set(chosen) == set(UPLINKS), chosen
 
 
+def test_a_cut_uplink_leaves_the_hash_and_clearing_brings_everything_back(ecmp_testbed):
+    try:
+        gpcnet("testbed", "fault", "link-down", "l0s0")
+        assert uplinks_of_flows(range(42000, 42008)) == ["l0s1"] * 8
+        gpcnet("testbed", "fault", "link-down", "node03")   # node03's one route on leaf1 goes
+    finally:
+        gpcnet("testbed", "fault", "clear")
+    # Cleared: node03 routed to again (its route and neighbour put back), over both uplinks.
+    assert set(uplinks_of_flows(range(43000, 43024))) == set(UPLINKS)
+
+
 def test_status_state_and_counters_say_ecmp(ecmp_testbed, tmp_path):
     st = json.loads((STATE_DIR / "state.json").read_text())
     assert st["topology"]["routing"] == "ecmp"

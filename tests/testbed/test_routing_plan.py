@@ -100,3 +100,14 @@ def test_draw_says_the_routing(tmp_path):
     t = topology.build("fat-tree", 4, hosts_per_leaf=2, spines=2, routing="ecmp")
     draw.save(t, str(tmp_path / "t.svg"))
     assert "routing ecmp" in (tmp_path / "t.svg").read_text()
+
+
+def test_a_cut_uplink_is_withdrawn_from_every_leaf():
+    t = topology.build("fat-tree", 4, hosts_per_leaf=2, spines=2, routing="ecmp")
+    routes = {(table, dst): hops for table, dst, hops in routing.plan(t, {"l0s0", "s0l0"}).routes}
+    # leaf0 goes up by spine1 only; leaf1 reaches leaf0's hosts by spine1 only (spine0 lost
+    # leaf0), as a routing protocol would withdraw the path.
+    assert [port for _gw, port in routes[(1000, "198.19.0.3/32")]] == ["l0s1"]
+    assert [port for _gw, port in routes[(1001, "198.19.0.1/32")]] == ["l1s1"]
+    assert (1002, "198.19.0.1/32") not in routes                 # spine0: no way down to leaf0
+    assert [port for _gw, port in routes[(1002, "198.19.0.3/32")]] == ["s0l1"]

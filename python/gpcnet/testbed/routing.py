@@ -42,7 +42,9 @@ RULE_PRIORITY = 1000       # before the main table's rule (32766)
 # (every switch's addresses are, without VRFs).
 SYSCTLS = {"net/ipv4/ip_forward": "1", "net/ipv4/fib_multipath_hash_policy": "1",
            "net/ipv4/conf/all/rp_filter": "0", "net/ipv4/conf/default/rp_filter": "0",
-           "net/ipv4/conf/all/accept_local": "1"}
+           "net/ipv4/conf/all/accept_local": "1",
+           # an uplink whose far end is down drops out of the hash (its route withdrawn)
+           "net/ipv4/conf/all/ignore_routes_with_linkdown": "1"}
 
 
 def check(mode: str, shape_name: str, spines: int) -> None:
@@ -71,8 +73,11 @@ class Plan:
     proxy_arp: list = field(default_factory=list)
 
 
-def plan(topo) -> Plan:
-    """The routers' tables of an ecmp testbed, from its links."""
+def plan(topo, cut=frozenset()) -> Plan:
+    """The routers' tables of an ecmp testbed, from its links; `cut`: names
+    of leaf-spine ports that are down, whose paths are left out, as a
+    fabric's routing protocol would withdraw them (a leaf then reaches a
+    host through the spines that still reach that host's leaf)."""
     p = Plan(tables={s: TABLE_BASE + i for i, s in enumerate(topo.switches)})
     trunks = [link for link in topo.links if link.a.tier == "uplink"]
     if len(trunks) > MAX_TRUNKS:
@@ -88,6 +93,8 @@ def plan(topo) -> Plan:
     for k, link in enumerate(trunks):
         lo = TRUNK_NET.network_address + 2 * k
         p.addresses += [(link.a.ifname, f"{lo}/31"), (link.b.ifname, f"{lo + 1}/31")]
+        if link.a.ifname in cut or link.b.ifname in cut:
+            continue
         up.setdefault(link.a.switch, []).append((link.b.switch, link.a.ifname, str(lo + 1)))
         down.setdefault(link.b.switch, {})[link.a.switch] = (link.b.ifname, str(lo))
     for h in topo.hosts:
@@ -98,13 +105,16 @@ def plan(topo) -> Plan:
             p.proxy_arp.append(nic.port)
             # Every spine: down to the host's leaf.
             for spine, ports in down.items():
-                port, gw = ports[nic.leaf]
-                p.routes.append((p.tables[spine], f"{nic.ip}/32", [(gw, port)]))
+                if nic.leaf in ports:
+                    port, gw = ports[nic.leaf]
+                    p.routes.append((p.tables[spine], f"{nic.ip}/32", [(gw, port)]))
             # Every other leaf: up through all its spines at once (the hash picks).
-            for leaf, ups in up.items():
-                if leaf != nic.leaf:
-                    p.routes.append((p.tables[leaf], f"{nic.ip}/32",
-                                     [(gw, port) for _spine, port, gw in ups]))
+            for leaf in topo.switches:
+                if leaf in topo.spines or leaf == nic.leaf:
+                    continue
+                hops = [(gw, port) for spine, port, gw in up.get(leaf, [])
+                        if nic.leaf in down.get(spine, {})]
+                p.routes.append((p.tables[leaf], f"{nic.ip}/32", hops))
     return p
 
 
@@ -127,13 +137,50 @@ def apply(ipr, fabric_ns: str, p: Plan) -> None:
     for port, ip, mac in p.neighbours:
         ipr.neigh("add", dst=ip, lladdr=mac, ifindex=index(port), state=0x80)   # NUD_PERMANENT
     for table, dst, hops in p.routes:
-        if len(hops) == 1:
-            gw, port = hops[0]
-            kw = {"gateway": gw} if gw else {"scope": 253}                      # link scope
-            ipr.route("add", dst=dst, table=table, oif=index(port), **kw)
+        _route(ipr, "add", table, dst, hops, index)
+
+
+def _route(ipr, how, table, dst, hops, index) -> None:
+    if not hops:
+        return                      # no path left (every uplink toward it cut)
+    if len(hops) == 1:
+        gw, port = hops[0]
+        kw = {"gateway": gw} if gw else {"scope": 253}                          # link scope
+        ipr.route(how, dst=dst, table=table, oif=index(port), **kw)
+    else:
+        ipr.route(how, dst=dst, table=table,
+                  multipath=[{"gateway": gw, "oif": index(port)} for gw, port in hops])
+
+
+def reroute(ipr, topo) -> None:
+    """After a link of an ecmp testbed went down or came back (a fault):
+    plan again without the leaf-spine ports that are down, and replace
+    every route and neighbour entry by the plan's. The kernel itself only
+    drops a dead nexthop at the switch that has it; withdrawing the paths
+    through a spine that lost a leaf is a routing protocol's work, done
+    here instead. A host link going down takes its leaf's route to it with
+    it, and its coming back puts it back."""
+    from pyroute2.netlink.exceptions import NetlinkError
+    trunk_ports = [p.ifname for link in topo.links if link.a.tier == "uplink"
+                   for p in (link.a, link.b)]
+    cut = {name for name in trunk_ports
+           if not ipr.get_links(ipr.link_lookup(ifname=name)[0])[0]["flags"] & 1}   # IFF_UP
+    p = plan(topo, frozenset(cut))
+    index = lambda port: ipr.link_lookup(ifname=port)[0]   # noqa: E731
+    up_ports = {link.get_attr("IFLA_IFNAME")
+                for link in ipr.get_links() if link["flags"] & 1}
+    for port, ip, mac in p.neighbours:
+        if port in up_ports:
+            ipr.neigh("replace", dst=ip, lladdr=mac, ifindex=index(port), state=0x80)
+    for table, dst, hops in p.routes:
+        live = [(gw, port) for gw, port in hops if port in up_ports]
+        if live:
+            _route(ipr, "replace", table, dst, live, index)
         else:
-            ipr.route("add", dst=dst, table=table,
-                      multipath=[{"gateway": gw, "oif": index(port)} for gw, port in hops])
+            try:
+                ipr.route("del", dst=dst, table=table)
+            except NetlinkError:
+                pass                # gone already: the kernel removed it with its port
 
 
 def _sysctls(fabric_ns: str, proxy_arp: list) -> None:
