@@ -161,14 +161,15 @@ def reroute(ipr, topo) -> None:
     here instead. A host link going down takes its leaf's route to it with
     it, and its coming back puts it back."""
     from pyroute2.netlink.exceptions import NetlinkError
-    trunk_ports = [p.ifname for link in topo.links if link.a.tier == "uplink"
-                   for p in (link.a, link.b)]
-    cut = {name for name in trunk_ports
-           if not ipr.get_links(ipr.link_lookup(ifname=name)[0])[0]["flags"] & 1}   # IFF_UP
+    up_ports = {link.get_attr("IFLA_IFNAME") for link in ipr.get_links()
+                if link["flags"] & 1}                                            # IFF_UP
+    cut = {p.ifname for link in topo.links if link.a.tier == "uplink"
+           for p in (link.a, link.b) if p.ifname not in up_ports}
     p = plan(topo, frozenset(cut))
-    index = lambda port: ipr.link_lookup(ifname=port)[0]   # noqa: E731
-    up_ports = {link.get_attr("IFLA_IFNAME")
-                for link in ipr.get_links() if link["flags"] & 1}
+
+    def index(port):
+        return ipr.link_lookup(ifname=port)[0]
+
     for port, ip, mac in p.neighbours:
         if port in up_ports:
             ipr.neigh("replace", dst=ip, lladdr=mac, ifindex=index(port), state=0x80)
