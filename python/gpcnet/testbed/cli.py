@@ -25,6 +25,11 @@ def _add_shape(p) -> None:
     g = p.add_argument_group("topology")
     g.add_argument("--topology", default="star", metavar="KIND",
                    help=f"{_shape_list()} (default: star)")
+    g.add_argument("--routing", default="static", metavar="MODE",
+                   help="static: switches forward by destination, one spine per destination "
+                        "(InfiniBand-like); ecmp: switches route, each flow hashed over every "
+                        "spine by its addresses and ports (a RoCE/Ethernet Clos); ecmp needs "
+                        "--spines 2 or more (default: static)")
     g.add_argument("--nics-per-host", default="1", metavar="K",
                    help="data NICs per host, 1 to 8 (default: 1); rail: 2 or more, one per rail")
     g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
@@ -48,7 +53,7 @@ def _topology(args):
     from gpcnet.testbed import topology
     return topology.build(args.topology, args.hosts, args.hosts_per_leaf, args.spines, args.taper,
                           args.host_rate, args.host_delay, args.uplink_delay, args.qdisc,
-                          args.ecn, args.queue, args.nics_per_host)
+                          args.ecn, args.queue, args.nics_per_host, args.routing)
 
 
 def cmd_up(args) -> int:
@@ -78,7 +83,7 @@ def cmd_up(args) -> int:
         raise
     shape = _up_shape(topo)
     print(f"testbed up: {args.topology}, {len(topo.hosts)} hosts ({topo.hosts[0].name}..."
-          f"{topo.hosts[-1].name}), {shape}; data {topo.hosts[0].data_ip}.., "
+          f"{topo.hosts[-1].name}), {shape}, routing {topo.routing}; data {topo.hosts[0].data_ip}.., "
           f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}")
     return 0
 
@@ -98,7 +103,7 @@ def _status_line(topo) -> str:
     return (f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
             + (f", uplinks {format_rate(p['uplink_rate'])} x {per_leaf} per leaf (taper {p['taper']:g})"
                if trunks else "") + f", queue {topo.qdisc} {topo.queue} pkts"
-            + (" ecn" if topo.ecn else ""))
+            + (" ecn" if topo.ecn else "") + f", routing {topo.routing}")
 
 
 def cmd_down(args) -> int:
@@ -143,6 +148,7 @@ def cmd_status(args) -> int:
             from gpcnet.testbed import rails
             extra = rails.summary(topo, snap["ports"])
         counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind,
+                                               "routing": topo.routing,
                                                "faults": in_force, **snap, **extra})
     print(_status_line(topo))
     print("faults: " + ("; ".join(faults.describe(f) for f in in_force) if in_force else "none"))
@@ -176,7 +182,8 @@ def cmd_run(args) -> int:
                             timeout=args.timeout)
         if args.counters:
             after = counters.sample(topo)
-            doc = {"before": before, "after": after, "delta": counters.delta(before, after)}
+            doc = {"routing": topo.routing, "before": before, "after": after,
+                   "delta": counters.delta(before, after)}
             if topo.nics_per_host > 1:
                 doc["placement"] = args.placement
                 doc["delta"].update(rails.summary(topo, doc["delta"]["ports"]))

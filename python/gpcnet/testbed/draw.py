@@ -58,7 +58,7 @@ def figure(topo: Topology):
             "Slurm controller)", ha="center", va="top", fontsize=8, color="#555555")
     k = topo.nics_per_host
     title = (f"gpcnet testbed: {topo.kind}, {n} hosts, switch queues {topo.qdisc} "
-             f"{topo.queue} pkts{' ECN' if topo.ecn else ''}; data fabric "
+             f"{topo.queue} pkts{' ECN' if topo.ecn else ''}, routing {topo.routing}; data fabric "
              f"{'198.19.0.0/16' if k > 1 else '198.19.0.0/24'}")
     if k > 1:
         title += (f"\n{k} data NICs per host, NIC i (data<i>, 198.19.i.N) drawn in colour i"

@@ -122,11 +122,14 @@ def _label(port) -> str:
 
 def _set_state(topo: Topology, link, state: str) -> None:
     """Switch side(s) of the link down or up (a host NIC follows by carrier)."""
-    for p in (link.a, link.b):
-        if p.ns != topo.fabric_ns:
-            continue
-        with netns._iproute(p.ns) as ipr:
-            ipr.link("set", index=ipr.link_lookup(ifname=p.ifname)[0], state=state)
+    ports = [p.ifname for p in (link.a, link.b) if p.ns == topo.fabric_ns]
+    with netns._iproute(topo.fabric_ns) as ipr:
+        for port in ports:
+            ipr.link("set", index=ipr.link_lookup(ifname=port)[0], state=state)
+        if topo.routing == "ecmp":
+            # Routers: withdraw the paths through the cut link, or put them back.
+            from gpcnet.testbed import routing
+            routing.reroute(ipr, topo)
 
 
 def _requeue(topo: Topology, link, faults: list) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
-from gpcnet.testbed import rails, shapes
+from gpcnet.testbed import rails, routing, shapes
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 
 STATE_DIR = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed"))
@@ -250,7 +250,9 @@ def create(topo: Topology) -> None:
 
     fab = topo.fabric_ns
     with _iproute(fab) as ipr:
-        for br in ["mgmt"] + topo.switches:
+        # --routing static: every switch a bridge; ecmp: a router (its ports stand alone).
+        bridges = ["mgmt"] + (topo.switches if topo.routing == "static" else [])
+        for br in bridges:
             ipr.link("add", ifname=br, kind="bridge", br_stp_state=0, br_forward_delay=0)
         # Management: one flat, unlimited switch; every host and the head on it.
         ends = [(h.ns, f"m{h.number}", h.mgmt_ip) for h in topo.hosts]
@@ -267,8 +269,7 @@ def create(topo: Topology) -> None:
         for h in topo.hosts:
             for nic in h.nics:
                 ipr.link("add", ifname=nic.port, kind="veth", peer={"ifname": nic.ifname, "net_ns_fd": h.ns})
-                ipr.link("set", index=ipr.link_lookup(ifname=nic.port)[0],
-                         master=ipr.link_lookup(ifname=nic.leaf)[0], state="up")
+                _switch_port(ipr, nic.port, nic.leaf, topo)
                 with _iproute(h.ns) as hipr:
                     i = hipr.link_lookup(ifname=nic.ifname)[0]
                     hipr.link("set", index=i, address=nic.mac)
@@ -281,10 +282,12 @@ def create(topo: Topology) -> None:
                 continue
             ipr.link("add", ifname=link.a.ifname, kind="veth", peer={"ifname": link.b.ifname})
             for p in (link.a, link.b):
-                ipr.link("set", index=ipr.link_lookup(ifname=p.ifname)[0],
-                         master=ipr.link_lookup(ifname=p.switch)[0], state="up")
-        _apply_forwarding(ipr, shapes.get(topo.kind).forwarding(topo))
-        for br in ["mgmt"] + topo.switches:
+                _switch_port(ipr, p.ifname, p.switch, topo)
+        if topo.routing == "ecmp":
+            routing.apply(ipr, fab, routing.plan(topo))
+        else:
+            _apply_forwarding(ipr, shapes.get(topo.kind).forwarding(topo))
+        for br in bridges:
             ipr.link("set", index=ipr.link_lookup(ifname=br)[0], state="up")
         for link in topo.links:
             for p in (link.a, link.b):
@@ -295,6 +298,13 @@ def create(topo: Topology) -> None:
             with _iproute(link.a.ns) as hipr:
                 _add_qdiscs(hipr, link.a, topo)
     safe_write.write_text(state_file(), json.dumps({"status": "up", "owner": owner(), "topology": topo.to_dict()}), force=True)
+
+
+def _switch_port(ipr, port: str, switch: str, topo: Topology) -> None:
+    """Up, and a port of its bridge under --routing static (under ecmp a
+    router's port: routing.apply gives it its rule, address and routes)."""
+    kw = {"master": ipr.link_lookup(ifname=switch)[0]} if topo.routing == "static" else {}
+    ipr.link("set", index=ipr.link_lookup(ifname=port)[0], state="up", **kw)
 
 
 def _apply_forwarding(ipr, fwd) -> None:

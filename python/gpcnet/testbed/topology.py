@@ -142,6 +142,7 @@ class Topology:
     queue: int = 100                    # packets per switch port queue
     params: dict = field(default_factory=dict)
     prefix: str = "gtb"
+    routing: str = "static"             # --routing (gpcnet.testbed.routing)
 
     @property
     def fabric_ns(self) -> str:
@@ -209,7 +210,7 @@ def nic_mac(number: int, index: int) -> str:
 def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
           taper: float = 1.0, host_rate: str = "100mbit", host_delay: str = "0",
           uplink_delay: str = "0", qdisc: str = "pfifo", ecn: bool = False,
-          queue: int = 100, nics_per_host=1) -> Topology:
+          queue: int = 100, nics_per_host=1, routing: str = "static") -> Topology:
     """Check the shape and compute every host, switch, link and queue.
 
     The shape's module (gpcnet.testbed.shapes) says which switches there
@@ -235,9 +236,11 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
     fabric = "gtb-fabric"
     lay = shape.layout(hosts, nics, hosts_per_leaf, spines, taper, rate)
     per_leaf = lay.hosts_per_leaf
+    from gpcnet.testbed import routing as routing_modes
+    routing_modes.check(routing, kind, len(lay.spines))
 
     topo = Topology(kind=kind, hosts=[], switches=lay.leaves + lay.spines, spines=list(lay.spines),
-                    qdisc=qdisc, ecn=ecn, queue=queue)
+                    qdisc=qdisc, ecn=ecn, queue=queue, routing=routing)
     for n in range(1, hosts + 1):
         group = (n - 1) // per_leaf
         h = Host(name=host_name(n, hosts), number=n, ns=f"gtb-{host_name(n, hosts)}",
