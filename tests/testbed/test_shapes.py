@@ -149,7 +149,7 @@ def test_a_new_shape_is_one_module_and_one_registry_line(tmp_path):
     assert got["ptiles"] == {"sw1/d5": {"router": "sw1", "node": "node05"}}
     assert got["up"] == "2 switches"
     assert got["status"] == ("line: 5 hosts, host links 100mbit, uplinks 150mbit x 1 per leaf "
-                             "(taper 2), queue pfifo 100 pkts")
+                             "(taper 2), queue pfifo 100 pkts, routing static")
 
     svg = tmp_path / "line.svg"
     p = run("-m", "gpcnet", "testbed", "draw", "--topology", "line", "--hosts", "5",
