@@ -31,9 +31,24 @@ const opt_row_t *option_row(int i)
     return i < option_table_count ? &option_table[i] : &kernel_rows[i - option_table_count];
 }
 
-/* The size of a field of a type kernels may declare (a number), 0 for any
- * other: a path or a burst shape is the options' own. */
-static size_t type_size(opt_type_t type) { return type == OT_PATH ? 0 : option_value_size(type); }
+/* The size of a field of a type kernels may declare, 0 for any other. */
+static size_t type_size(opt_type_t type)
+{
+    switch (type) {
+    case OT_FLAG:
+    case OT_INT:
+    case OT_CHOICE:
+        return sizeof(int);
+    case OT_LONG:
+        return sizeof(long);
+    case OT_U64:
+        return sizeof(uint64_t);
+    case OT_DOUBLE:
+        return sizeof(double);
+    default:
+        return 0;
+    }
+}
 
 /* The value at p as a row's default. */
 static double value_at(const void *p, opt_type_t type)
