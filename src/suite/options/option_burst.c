@@ -143,10 +143,10 @@ int option_burst_sweep_parse(const char *opt, const char *val, burst_sweep_t *g,
 static int burst_sweep_check(const options_t *o, char *err, size_t errlen)
 {
     const burst_sweep_t *g = &o->burst_sweep;
-    const char *other = o->burst[0] > 0.0            ? "--burst (each cell has its own ON,OFF)"
-                        : o->burst_intensity != 1.0 ? "--burst-intensity (use INTENSITY=LIST)"
-                        : o->congestor_sweep         ? "--congestor-sweep (one sweep per run)"
-                                                     : NULL;
+    const char *other = o->burst[0] > 0.0              ? "--burst (each cell has its own ON,OFF)"
+                        : o->burst_intensity != 1.0   ? "--burst-intensity (use INTENSITY=LIST)"
+                        : o->set.congestor_sweep      ? "--congestor-sweep (one sweep per run)"
+                                                      : NULL;
     if (other) {
         snprintf(err, errlen, "--burst-sweep cannot be combined with %s", other);
         return -1;
@@ -154,11 +154,11 @@ static int burst_sweep_check(const options_t *o, char *err, size_t errlen)
     double longest = 0.0;
     for (int i = 0; i < g->n_on; i++)
         longest = fmax(longest, g->on[i]);
-    if (longest >= o->time_limit) {
+    if (longest >= o->set.time_limit) {
         snprintf(err, errlen,
                  "--burst-sweep: the longest ON period (%g s) must be shorter than the time limit "
                  "(%g s per test), or no test sees a burst end",
-                 longest, o->time_limit);
+                 longest, o->set.time_limit);
         return -1;
     }
     return 0;
@@ -176,18 +176,18 @@ int option_burst_check(const options_t *o, char *err, size_t errlen)
     }
     if (!bursty)
         return 0;
-    if (o->program == PROGRAM_NETWORK_LOAD_TEST && o->burst[0] >= o->time_limit) {
+    if (o->program == PROGRAM_NETWORK_LOAD_TEST && o->burst[0] >= o->set.time_limit) {
         snprintf(err, errlen,
                  "--burst: the ON period (%g s) must be shorter than the time limit (%g s per "
                  "test), or no test sees a burst end",
-                 o->burst[0], o->time_limit);
+                 o->burst[0], o->set.time_limit);
         return -1;
     }
-    if (o->program == PROGRAM_NETWORK_CONGESTOR && o->duration > 0.0 &&
-        o->burst[0] >= o->duration) {
+    if (o->program == PROGRAM_NETWORK_CONGESTOR && o->set.duration > 0.0 &&
+        o->burst[0] >= o->set.duration) {
         snprintf(err, errlen,
                  "--burst: the ON period (%g s) must be shorter than --duration (%g s)",
-                 o->burst[0], o->duration);
+                 o->burst[0], o->set.duration);
         return -1;
     }
     return 0;

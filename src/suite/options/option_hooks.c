@@ -149,10 +149,10 @@ static void config_loops(json_writer_t *w, const run_t *run)
 static void show_nodes(const run_t *run)
 {
     const options_t *o = &run->opt;
-    if (o->emulate_ppn)
-        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
-    else if (o->emulate_nodes)
-        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
+    if (o->set.emulate_ppn)
+        printf("   nodes = emulated, %d consecutive ranks per node\n", o->set.emulate_ppn);
+    else if (o->set.emulate_nodes)
+        printf("   nodes = emulated, %d equal groups of ranks\n", o->set.emulate_nodes);
     else
         printf("   nodes = shared-memory hosts\n");
 }
@@ -160,15 +160,15 @@ static void show_nodes(const run_t *run)
 static void config_nodes(json_writer_t *w, const run_t *run)
 {
     const options_t *o = &run->opt;
-    if (!o->emulate_ppn && !o->emulate_nodes) {
+    if (!o->set.emulate_ppn && !o->set.emulate_nodes) {
         jw_null(w, "emulated_nodes");
         return;
     }
     jw_object_begin(w, "emulated_nodes");
-    if (o->emulate_ppn)
-        jw_int(w, "ranks_per_node", o->emulate_ppn);
+    if (o->set.emulate_ppn)
+        jw_int(w, "ranks_per_node", o->set.emulate_ppn);
     else
-        jw_int(w, "nodes", o->emulate_nodes);
+        jw_int(w, "nodes", o->set.emulate_nodes);
     jw_object_end(w);
 }
 
