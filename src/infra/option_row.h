@@ -98,11 +98,13 @@ typedef struct {
     int official;
     int config;         /* programs whose config carries the key */
     int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
+    int config_set;     /* the key only when not the default (as .show_set) */
     opt_at_t at;        /* where the key goes in the records (first row of a key) */
 
     /* The settings line "   label = value unit note" (network_test and
      * network_load_test): .show_set: only when not the default; choices are
-     * printed with .choice_text. */
+     * printed with .choice_text, a --burst-sweep grid as option_burst.h
+     * writes it. */
     const char *label;
     const char *unit;
     const char *show_note;

@@ -197,27 +197,22 @@ int option_burst_check(const options_t *o, char *err, size_t errlen)
 void option_burst_sweep_show(FILE *f, const options_t *o)
 {
     const burst_sweep_t *g = &o->burst_sweep;
-    const char *label[3] = {" ON (s)", "; OFF (s)", "; intensity"};
+    const char *label[3] = {"ON (s)", "; OFF (s)", "; intensity"};
     const double *lists[3] = {g->on, g->off, g->intensity};
     const int counts[3] = {g->n_on, g->n_off, g->n_intensity};
-    if (g->n_on == 0)
-        return;
-    fprintf(f, "   burst sweep =");
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < counts[l]; i++)
             fprintf(f, "%s%s%g", i ? "," : label[l], i ? "" : " ", lists[l][i]);
-    fprintf(f, "; jitter %g\n", o->burst_jitter);
+    fprintf(f, "; jitter %g", o->burst_jitter);
 }
 
-void option_burst_sweep_json(json_writer_t *w, const options_t *o)
+void option_burst_sweep_json(json_writer_t *w, const char *key, const options_t *o)
 {
     const burst_sweep_t *g = &o->burst_sweep;
     const char *keys[3] = {"on_s", "off_s", "intensity"};
     const double *lists[3] = {g->on, g->off, g->intensity};
     const int counts[3] = {g->n_on, g->n_off, g->n_intensity};
-    if (g->n_on == 0)
-        return;
-    jw_object_begin(w, "burst_sweep");
+    jw_object_begin(w, key);
     for (int l = 0; l < 3; l++) {
         jw_array_begin(w, keys[l]);
         for (int i = 0; i < counts[l]; i++)

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "suite/options/option_burst.h"
 
 static int is_load(const run_t *run)
 {
@@ -228,32 +227,8 @@ static void config_burst(json_writer_t *w, const run_t *run)
     jw_object_end(w);
 }
 
-static void show_burst_sweep(const run_t *run)
-{
-    option_burst_sweep_show(stdout, &run->opt);
-}
-
-static void config_burst_sweep(json_writer_t *w, const run_t *run)
-{
-    option_burst_sweep_json(w, &run->opt);
-}
-
-static void show_timeline(const run_t *run)
-{
-    if (run->plan->set.timeline)
-        printf("   timeline = yes\n");
-}
-
-static void config_timeline(json_writer_t *w, const run_t *run)
-{
-    if (run->plan->set.timeline)
-        jw_bool(w, "timeline", 1);
-}
-
 static const option_hook_t hooks[] = {
     {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
-    {"burst_sweep", OPT_LT, show_burst_sweep, config_burst_sweep},
-    {"timeline", OPT_LT, show_timeline, config_timeline},
     {"official_default", OPT_ANY, show_official, config_official},
     {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
     {"congestors", OPT_LT, show_congestors, config_congestors},

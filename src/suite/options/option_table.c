@@ -106,12 +106,13 @@ const opt_row_t option_table[] = {
              "(quoted; INTENSITY default 1; up to 8 values\n"
              "each), then the steady one; prints the impact\n"
              "matrix by burst shape",
-     .key = "burst_sweep", .official = OPT_LT},
+     .key = "burst_sweep", .official = OPT_LT, .config = OPT_LT, .config_set = 1,
+     .label = "burst sweep", .show_set = 1},
     {"--timeline", NULL, OPT_LT, OT_FLAG, SET(timeline, int), NONE,
      .help = "record the canaries' values over time and their\n"
              "Avg and 99% during and between bursts, and the\n"
              "recovery time after bursts, in the results JSON",
-     .key = "timeline"},
+     .key = "timeline", .config = OPT_LT, .config_set = 1, .label = "timeline", .show_set = 1},
     {"--congestor-iterations", NULL, OPT_NC, .variant = 1, .metavar = "N",
      .help = "iterations per pass (default 512, scaled)"},
     {"--duration", NULL, OPT_NC, OT_DOUBLE, SET(duration, double), NONE, .lo = 0.0,
