@@ -17,24 +17,6 @@ static const char *set_name(const run_t *run, int s)
     return s < run->plan->n_congestors ? run->plan->congestors[s].kernel->id : IMPACT_ALL_CONGESTORS;
 }
 
-/* Mean over repetitions of one impact entry (NaN when never measured). */
-static void mean_impact(const run_t *run, const char *test, const char *set, double *avg,
-                        double *p99)
-{
-    double sa = 0.0, sp = 0.0;
-    int n = 0;
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *c = &run->impact[i];
-        if (strcmp(c->test_id, test) != 0 || strcmp(c->congestor, set) != 0)
-            continue;
-        sa += c->avg;
-        sp += c->p99;
-        n++;
-    }
-    *avg = n ? sa / n : NAN;
-    *p99 = n ? sp / n : NAN;
-}
-
 static void rule(FILE *f, const char *cols)
 {
     fprintf(f, "%s\n", cols);
@@ -57,7 +39,7 @@ void load_summary_print_matrix(FILE *f, const run_t *run)
     for (int t = 0; t < run->plan->n_tests; t++) {
         for (int s = 0; s < n_sets(run); s++) {
             double avg, p99;
-            mean_impact(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
+            run_impact_mean(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
             fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->plan->tests[t].name,
                     set_name(run, s), avg, p99);
         }
@@ -157,7 +139,7 @@ static void json_matrix(json_writer_t *w, const run_t *run)
             jw_array_begin(w, NULL);
             for (int t = 0; t < run->plan->n_tests; t++) {
                 double avg, p99;
-                mean_impact(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
+                run_impact_mean(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
                 jw_number(w, NULL, stat == 0 ? avg : p99);
             }
             jw_array_end(w);
