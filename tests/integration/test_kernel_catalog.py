@@ -44,9 +44,20 @@ def test_python_catalogue_reads_the_c_tables(dump):
     rows = [line.split("\t") for line in run_dump(dump).splitlines()]
     canaries = [r[1:] for r in rows if r[0] == "canary"]
     congestors = [r[1:] for r in rows if r[0] == "congestor"]
-    assert [(k.id, k.name, k.unit) for k in catalog.CANARIES] == [(i, n, u) for i, n, u, _ in canaries]
-    assert catalog.LOAD_CANARIES == [i for i, _, _, load in canaries if load == "1"]
-    assert [(k.id, k.name, k.unit) for k in catalog.CONGESTORS] == [(i, n, u) for i, n, u, _ in congestors]
+    assert [(k.id, k.name, k.label, k.unit) for k in catalog.CANARIES] == \
+        [(i, n, b, u) for i, n, b, u, _ in canaries]
+    assert catalog.LOAD_CANARIES == [i for i, _, _, _, load in canaries if load == "1"]
+    assert [(k.id, k.name, k.label, k.unit) for k in catalog.CONGESTORS] == \
+        [(i, n, b, u) for i, n, b, u, _ in congestors]
+
+
+def test_short_names_are_the_c_labels(dump):
+    # The programs print a kernel's label where its size is left out (the
+    # repeatability table); gpcnet's short name of it must be the same
+    # words, even for a size that is not "(N B)" ("1 MiB/rank").
+    labels = {r[1]: r[3] for r in (line.split("\t") for line in run_dump(dump).splitlines())}
+    assert {k: catalog.short_name(k) for k in labels} == labels
+    assert labels["alltoall_1mib"] == "Multiple Alltoall"
 
 
 def write_catalog(dump, built, checked_in):

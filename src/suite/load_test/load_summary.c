@@ -77,15 +77,6 @@ static void metric_values(const run_t *run, const char *test, int metric, double
     }
 }
 
-/* "RR Two-sided Lat (8 B)" -> "RR Two-sided Lat". */
-static void short_name(const char *name, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", name);
-    char *cut = strstr(buf, " (");
-    if (cut)
-        *cut = '\0';
-}
-
 static const char *repeat_bar =
     "+---------------------------------+-----------+-----------+-----------+--------+";
 
@@ -102,8 +93,10 @@ void load_summary_print_repeats(FILE *f, const run_t *run)
             "CV");
     rule(f, repeat_bar);
     for (int t = 0; t < run->plan->n_tests; t++) {
-        char base[64], label[96];
-        short_name(run->plan->tests[t].name, base, sizeof(base));
+        /* The kernel's label, its name less the size, as gpcnet's short
+         * names (the catalogue carries the same label). */
+        const char *base = run->plan->tests[t].kernel->label;
+        char label[96];
         for (int m = 0; m < N_METRICS; m++) {
             metric_values(run, run->plan->tests[t].kernel->id, m, values);
             repeat_stats_t s = repeat_stats(values, run->plan->set.repeat);
