@@ -6,7 +6,8 @@
  * With --json, the same as one JSON document: the build writes it to
  * python/gpcnet/data/catalog.json, gpcnet's catalogue of kernels, and
  * tests/integration/test_kernel_catalog.py checks that the file checked in
- * is what this prints (docs/design.md, "The Python catalogue"). Calls no MPI. */
+ * is what this prints (docs/design.md, "The Python catalogue"). A tool of
+ * the build, with the C tests on or off; not installed. Calls no MPI. */
 #include <stdio.h>
 #include <string.h>
 
