@@ -4,6 +4,7 @@ colocated placement)."""
 import statistics
 
 import pytest
+from gpcnet.metrics import catalog
 
 import mpi_harness
 
@@ -127,6 +128,11 @@ def test_repeat_statistics_from_the_repetitions(harness, tmp_path):
     assert p.stdout.count("Network Tests running with Congestion Tests - Key Results") == 3
     block = p.stdout[p.stdout.index("Repeatability over 3 Repetitions"):]
     assert len([l for l in table_lines(block) if "%" in l and "CV" not in l]) == 3 * 6
+    # Each row names its test by the kernel's label, which is gpcnet's short
+    # name of it (the catalogue carries the C tables' label).
+    rows = [l.split("|")[1].strip() for l in table_lines(block) if "%" in l and "CV" not in l]
+    metrics = ["Iso Avg", "Iso 99%", "Load Avg", "Load 99%", "CI Avg", "CI 99%"]
+    assert rows == [f"{catalog.short_name(t)} {m}" for t in CANARIES for m in metrics]
     for line in table_lines(block):
         assert len(line) == 80, repr(line)
     assert (tmp_path / "allnodes_congestion_r3.dat").exists()

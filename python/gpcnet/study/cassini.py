@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_text
 from gpcnet.study.sources import NONE
 from gpcnet.study.sources.slingshot import NIC
 
@@ -45,7 +46,6 @@ def parse_value(text: str):
 
 
 def _counter(path: Path):
-    from gpcnet.infra.reading import read_text
     try:
         return parse_value(read_text(path, "Cassini telemetry", MAX_FILE_BYTES))
     except GpcnetError:        # absent, unreadable, not a regular file: no value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import terminate_as_interrupt
 from gpcnet.study import bullies, bully_capacity, congestor_job, interleave, launch, nodelists, runner
+from gpcnet.study import plan, scale
+from gpcnet.study.launch import running_testbed
 from gpcnet.study.options import check_sampling, node_list_options, sampling_options, say
 from gpcnet.study import topology as topo_mod
 
@@ -58,7 +61,6 @@ def _config(args, study: str, **more) -> dict:
         raise GpcnetError("no application command: give it after --")
     check_sampling(args)
     if args.fom_regex:
-        import re
         try:
             re.compile(args.fom_regex)
         except re.error as e:
@@ -101,7 +103,6 @@ def cmd_bully(args) -> int:
     mix = _mix(args, patterns)
     uplinks = args.uplinks_per_leaf
     if args.topology == "testbed":
-        from gpcnet.study.launch import running_testbed
         testbed = running_testbed()
         text = topo_mod.testbed_text(testbed)
         path = Path(args.output).with_suffix(".topology.conf")
@@ -163,7 +164,6 @@ def _mix(args, patterns: list) -> list:
 
 def _run(args, cfg, nodes, specs) -> int:
     if args.plan:   # checked as for a real study; nothing runs, nothing is written
-        from gpcnet.study import plan
         return plan.emit(cfg, specs)
     out = Path(args.output)
     if not out.parent.is_dir():
@@ -224,5 +224,4 @@ def add_parser(sub) -> None:
                    help=f"network_congestor options besides --flows (default \"{DEFAULT_BULLY_ARGS}\")")
     _common(p)
     p.set_defaults(func=cmd_bully)
-    from gpcnet.study import scale
     scale.add_parser(ss)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import MAX_RESULTS_BYTES, read_json
 
 KINDS = {"congestor": "network_congestor", "load-test": "network_load_test"}
 
@@ -83,7 +84,6 @@ def command(cfg: dict, launcher, rid: str, workdir: Path, stop: Path, cjson: Pat
 def isolated_done(cjson: Path) -> bool:
     """Whether network_load_test's JSON lists every isolated phase of its
     first repetition (one per test of its config): its loaded phase is next."""
-    from gpcnet.results_json.load import MAX_RESULTS_BYTES, read_json
     try:
         doc = read_json(cjson, "load test JSON", MAX_RESULTS_BYTES)
         tests = doc["config"]["tests"]
@@ -128,7 +128,6 @@ def loaded_overlap(cfg: dict, cjson: Path, rec: dict) -> dict | None:
     seconds later); each later phase of the load test's JSON follows the
     one before for its wall_s, loaded unless it is an isolated one (a later
     repetition's). None without the application's time or the JSON."""
-    from gpcnet.results_json.load import MAX_RESULTS_BYTES, read_json
     if not isinstance(rec.get("wall_s"), (int, float)) or rec["wall_s"] <= 0:
         return None
     try:
@@ -160,7 +159,6 @@ def finish_wait_s(cfg: dict) -> float:
 
 
 def summary(cfg: dict, path: Path, names: dict, planned: list) -> dict:
-    from gpcnet.results_json.load import read_json
     try:
         doc = read_json(path, "congestor JSON")
     except GpcnetError as e:

@@ -26,6 +26,7 @@ The metric itself: gpcnet.study.stall.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from gpcnet.text.number_text import whole_number
 from gpcnet.study.sources import NONE
+from gpcnet.study import cassini
 from gpcnet.study.sources.infiniband import FABRIC, HCA, SWITCH
 from gpcnet.text.text_safe import shorten
 
@@ -258,7 +260,6 @@ def _sampler(root: str, interval: float, stop_file: str | None, duration: float,
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
     if cxi:
-        from gpcnet.study import cassini
         read = lambda: cassini.reading(root)           # noqa: E731
     elif tiles:
         with open(tiles) as f:
@@ -279,7 +280,6 @@ def _sampler(root: str, interval: float, stop_file: str | None, duration: float,
 
 
 def main(argv=None) -> int:
-    import argparse
     ap = argparse.ArgumentParser(prog="python3 -m gpcnet.study.counters")
     ap.add_argument("root", nargs="?", default=os.environ.get("GPCNET_SYS_ROOT", "/sys"))
     ap.add_argument("--interval", type=float, help="print a reading every SEC seconds until stopped")
@@ -290,7 +290,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.interval is None:
         if args.cxi:
-            from gpcnet.study import cassini
             print(json.dumps(cassini.reading(args.root)))
         else:
             print(json.dumps(sample(args.root)))

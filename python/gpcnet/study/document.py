@@ -14,6 +14,7 @@ from jsonschema.exceptions import relevance
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.results_json.load import read_json
+from gpcnet.study import sources
 
 KIND = "gpcnet_study"
 SCHEMA_VERSION = 1
@@ -24,7 +25,6 @@ def schema() -> dict:
     """data/study.schema.json, with the enum of a run's counters.source made
     from the counter sources' registry (gpcnet.study.sources): a source
     added there is one the schema takes, no list kept twice."""
-    from gpcnet.study import sources
     doc = json.loads(resources.files("gpcnet").joinpath("data/study.schema.json").read_text("utf-8"))
     doc["$defs"]["run"]["properties"]["counters"]["properties"]["source"]["enum"] = list(sources.names())
     return doc

@@ -30,6 +30,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_text
 
 MAX_FILE_BYTES = 64 * 2**20
 ENV = "GPCNET_IB_FABRIC"
@@ -130,7 +131,6 @@ def discover() -> tuple:
     if key in _CACHE:
         return _CACHE[key]
     if path:
-        from gpcnet.results_json.load import read_text
         got = (parse(read_text(path, "fabric discovery", MAX_FILE_BYTES), f"{ENV} {path}"), f"file {path}")
     elif shutil.which("ibnetdiscover"):
         try:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_text
 from gpcnet.study import procs
 
 MAX_MIX_BYTES = 2**20
@@ -23,7 +24,6 @@ MAX_MIX_COMMANDS = 1000
 def read_mix(path: str) -> list:
     """--mix FILE: one application command per line (shell words; blank
     lines and `#` comments skipped); each error names the file and line."""
-    from gpcnet.results_json.load import read_text
     out = []
     for no, line in enumerate(read_text(path, "--mix", MAX_MIX_BYTES).splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):

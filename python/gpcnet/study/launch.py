@@ -23,6 +23,9 @@ from pathlib import Path
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_text
+from gpcnet.study import sources
+from gpcnet.study.topology import MAX_FILE_BYTES, MAX_NODES, check_name, expand_hostlist
 
 LAUNCHERS = ("mpirun", "srun", "testbed", "local")
 
@@ -86,7 +89,6 @@ class Launcher:
         """What samples the stall metric's counters of the application's
         `nodes` during a run: the sampler of the first counter source of
         the registry (gpcnet.study.sources) that wants this launcher's runs."""
-        from gpcnet.study import sources
         return sources.choose(self, os.environ).sampler(self, nodes, interval, tag, duration)
 
     def _hostfile(self, nodes: list, tag: str, ppn: int) -> Path:
@@ -147,6 +149,7 @@ class TestbedLauncher(MpirunLauncher):
     def __init__(self, ppn, workdir, extra=None):
         super().__init__(ppn, workdir, extra)
         try:
+            # deferred: the testbed is an optional part (a gpcnet without it says so)
             from gpcnet.testbed import launch as tb
         except ImportError:
             raise GpcnetError("--launcher testbed: this gpcnet has no testbed "
@@ -185,14 +188,11 @@ def read_nodes(hostfile: str | None, nodes: str | None, slurm: bool, testbed: bo
     if len(given) != 1:
         raise GpcnetError("give the node list one way: --nodes, --hostfile, --slurm or --testbed")
     if nodes:
-        from gpcnet.study.topology import expand_hostlist
         try:
             return expand_hostlist(nodes)
         except ValueError as e:
             raise GpcnetError(f"--nodes: {e}") from None
     if hostfile:
-        from gpcnet.results_json.load import read_text
-        from gpcnet.study.topology import MAX_FILE_BYTES, MAX_NODES, check_name
         names = []
         for no, ln in enumerate(read_text(hostfile, "hostfile", MAX_FILE_BYTES).splitlines(), 1):
             if not ln.strip() or ln.lstrip().startswith("#"):
@@ -217,6 +217,7 @@ def read_nodes(hostfile: str | None, nodes: str | None, slurm: bool, testbed: bo
 
 def running_testbed():
     try:
+        # deferred: the testbed is an optional part (a gpcnet without it says so)
         from gpcnet.testbed import launch as tb
     except ImportError:
         raise GpcnetError("this gpcnet has no testbed (`gpcnet testbed` is not available)") from None

@@ -15,6 +15,8 @@ make M // R = 0 and put every rotation at offset 0, so it is refused.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from gpcnet.infra.errors import GpcnetError
 
 SETTINGS = ("I", "II", "III", "IV")
@@ -51,7 +53,6 @@ def parse_settings(text: str) -> list:
 
 def check_sizes(nodes: list, n: int, rotations: int) -> None:
     if len(set(nodes)) != len(nodes):
-        from collections import Counter
         dup = sorted(x for x, k in Counter(nodes).items() if k > 1)
         raise GpcnetError(f"node list names a node twice: {', '.join(dup[:5])}")
     if n < 1:

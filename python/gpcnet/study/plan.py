@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import sys
 
+from gpcnet.study.nodelists import DESCRIPTION
+
 
 def corun_about(cfg: dict, spec: dict) -> dict:
-    from gpcnet.study.nodelists import DESCRIPTION
     about = {"description": DESCRIPTION[spec["setting"]], "offset": spec["offset"]}
     if spec["congestor_nodes"]:
         about["congestor_kind"] = cfg.get("congestor_kind", "congestor")

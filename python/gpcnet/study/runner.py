@@ -24,6 +24,11 @@ from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
 from gpcnet.study import jobdir, procs, sampling
+from gpcnet.study import timing
+from gpcnet.study.bullies import flows_text
+from gpcnet.study.interleave import run_interleaved
+from gpcnet.study.sampling import basic_note
+from gpcnet.text.text_safe import message
 
 SCHEMA = 1
 KIND = "gpcnet_study"
@@ -39,7 +44,6 @@ def _start_congestor(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, 
     stop, cjson = workdir / f"stop-{rid}", workdir / f"congestor-{rid}.json"
     extra = []
     if spec.get("flows"):
-        from gpcnet.study.bullies import flows_text
         fpath = workdir / f"flows-{rid}.txt"
         safe_write.write_text(fpath, flows_text(spec["flows"], names, f"{spec['pattern']} flows of run {rid}"),
                               force=True)
@@ -162,7 +166,6 @@ def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
 
 
 def save(study: dict, path: Path) -> None:
-    from gpcnet.study import timing
     study["config"]["time_measure"] = timing.measure(study)
     safe_write.write_text(path, json.dumps(study, indent=1, allow_nan=False) + "\n", force=True)
 
@@ -194,6 +197,7 @@ def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool)
     if path.exists() and not force:
         if not resume:
             raise GpcnetError(f"{path} exists: --resume to continue that study, --force to start over")
+        # deferred: jsonschema loads only when a study resumes, not for --help
         from gpcnet.study import resume as resume_check
         return resume_check.resumed(path, config, nodes)  # runs with `config`, never the file's
     return {"kind": KIND, "schema_version": SCHEMA, "config": config, "nodes": nodes, "runs": []}
@@ -201,7 +205,6 @@ def open_study(path: Path, config: dict, nodes: list, resume: bool, force: bool)
 
 def _run_spec(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     if spec.get("instances"):  # the interleaved bully: several applications at once
-        from gpcnet.study.interleave import run_interleaved
         return run_interleaved(spec, study, launcher, workdir)
     return run_one(spec, study, launcher, workdir)
 
@@ -211,8 +214,6 @@ def _started(spec: dict) -> str:
 
 
 def _finished(rec: dict) -> str:
-    from gpcnet.study.sampling import basic_note
-    from gpcnet.text.text_safe import message
     note = basic_note((rec.get("counters") or {}).get("counter_set"))
     return (f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
             + (f"; {message(note)}" if note else ""))

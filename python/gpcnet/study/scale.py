@@ -25,7 +25,9 @@ from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import terminate_as_interrupt
+from gpcnet.infra.reading import MAX_RESULTS_BYTES, read_json
 from gpcnet.study import launch, options, procs, runner
+from gpcnet.study import congestor_job
 from gpcnet.study.jobdir import JobDirChanged
 
 PAPER_COUNTS = "16,32,64,86,106,128"
@@ -87,8 +89,6 @@ def bandwidth_ratio(doc: dict) -> tuple:
 
 def run_one(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     """The load test on the spec's nodes, its counters sampled during it."""
-    from gpcnet.results_json.load import MAX_RESULTS_BYTES, read_json
-    from gpcnet.study import congestor_job
     cfg, rid = study["config"], spec["id"]
     rec = dict(spec, status="running", started=time.time())
     out_dir, ljson = workdir / f"load-test-{rid}", workdir / f"load-test-{rid}.json"
@@ -132,7 +132,6 @@ def _finished(rec: dict) -> str:
 
 
 def cmd_scale(args) -> int:
-    from gpcnet.study import congestor_job
     nodes = launch.read_nodes(args.hostfile, args.nodes, args.slurm, args.testbed)
     counts = parse_counts(args.node_counts, len(nodes))
     if args.repetitions < 1:

@@ -37,11 +37,15 @@ the study runs.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 
+from gpcnet.infra import reading
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_json
+from gpcnet.text import text_safe
 
 FABRIC_ENV = "GPCNET_SLINGSHOT_FABRIC"
 SWITCH_ENV = "GPCNET_SLINGSHOT_SWITCH_COUNTERS"
@@ -63,7 +67,6 @@ def switch_of(port: str):
 
 def _q(value, limit: int = 80) -> str:
     """A value from a file as an error line shows it (quoted, short, escaped)."""
-    from gpcnet.text import text_safe
     return text_safe.quote(value, limit)
 
 
@@ -113,7 +116,6 @@ def parse_fabric(doc, where: str) -> dict:
 
 
 def read_fabric(path: str) -> dict:
-    from gpcnet.infra.reading import read_json
     return parse_fabric(read_json(path, "Slingshot port-links", MAX_FABRIC_BYTES), f"{FABRIC_ENV} {path}")
 
 
@@ -202,8 +204,6 @@ def parse_switch_line(item, where: str) -> dict:
 def read_switch_record(path: str) -> list:
     """Every reading of the switch counter record, in time order; one
     GpcnetError line naming the file, the line and the field otherwise."""
-    from gpcnet.infra import reading
-    from gpcnet.text import text_safe
     text = reading.read_text(path, "Slingshot switch counter record", MAX_RECORD_BYTES)
     values, containers = reading.json_counts(text)
     if values > reading.MAX_JSON_VALUES or containers > reading.MAX_JSON_CONTAINERS:
@@ -241,8 +241,6 @@ def main(argv=None) -> int:
     """`python3 -m gpcnet.study.slingshot FABRIC NODE...`: the tiles the
     study would read for those nodes, as JSON (a check of the files before
     a study); --switch-counters FILE also checks a record."""
-    import argparse
-    from gpcnet.text import text_safe
     ap = argparse.ArgumentParser(prog="python3 -m gpcnet.study.slingshot")
     ap.add_argument("fabric", help="the Fabric Controller's port-links answer with edge_nodes (JSON)")
     ap.add_argument("nodes", nargs="*", help="the application's nodes")

@@ -21,6 +21,9 @@ import warnings
 from scipy import stats as sps
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.study.bullies import CONTROL, TABLE_NAMES
+from gpcnet.study.summary import by_setting
+from gpcnet.text.number_text import measured
 
 LEVELS = (0.01, 0.05)
 MIB_S_TO_GBIT_S = 2**20 * 8 / 1e9
@@ -81,14 +84,12 @@ def _values(runs: list, use_fom: bool) -> list:
     # As the study report reads them (number_text.measured): a value no
     # measurement can be (1.7e308, a 400-digit integer) counts as missing,
     # so the means cannot overflow.
-    from gpcnet.text.number_text import measured
     return [v for r in runs if (v := measured(r.get("fom") if use_fom else r.get("wall_s"))) is not None]
 
 
 def slowest_rank(runs: list) -> dict | None:
     """Over the runs of one pattern: the slowest bully rank of each run
     (MiB/s), their median and minimum, also in Gbit/s (the poster's unit)."""
-    from gpcnet.text.number_text import measured
     per_run = []
     for r in runs:
         for k in (r.get("congestor") or {}).get("kernels") or []:
@@ -107,7 +108,6 @@ def table_i(study: dict) -> dict:
     value compared is the figure of merit when every finished run has one,
     else the wall time; the difference and its test are on the runs'
     performance (`performance`: "1 / value" or "value")."""
-    from gpcnet.study.bullies import CONTROL, TABLE_NAMES
     cfg = study["config"]
     base = cfg.get("baseline") or CONTROL
     ok = [r for r in study["runs"] if r.get("status") == "ok"]
@@ -116,7 +116,6 @@ def table_i(study: dict) -> dict:
     measure = cfg.get("time_measure")
     use_fom = (measure == "fom") if measure else bool(ok) and all(r.get("fom") is not None for r in ok)
     higher = bool(cfg.get("higher_is_better")) and use_fom
-    from gpcnet.study.summary import by_setting
     ok_by = by_setting(ok)          # one pass: many patterns cost their runs, not runs x patterns
     control = _values(ok_by.get(base, []), use_fom)
     c_perf = performance(control, higher)

@@ -23,11 +23,13 @@ CORUN_PAIRS = (("II", "IV"), ("I", "III"))
 
 
 def load(path: str) -> dict:
+    # deferred: jsonschema loads only when a study file is read
     from gpcnet.study import document
     return document.load(path)
 
 
 def baseline_setting(study: dict) -> str:
+    # deferred: as in load
     from gpcnet.study import document
     return document.baseline(study["config"])
 
@@ -96,7 +98,7 @@ def linear_fit(xs: list, ys: list) -> dict | None:
     y does not vary); None with fewer than 2 points or x constant."""
     if len(xs) < 2 or max(xs) == min(xs):
         return None
-    import numpy as np
+    import numpy as np  # deferred: numpy loads only for a fit, not with every summary
     x, y = np.asarray(xs, float), np.asarray(ys, float)
     # Values of very different magnitudes (1e-90 beside 1e90) can make the
     # least squares fail or overflow: then there is no line to show.

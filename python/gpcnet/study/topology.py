@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.infra.reading import read_text
 
 KEYS = ("switchname", "nodes", "switches", "linkspeed")
 # More than any machine has: a host list or topology naming more is a typo
@@ -292,7 +293,6 @@ def parse(text: str, where: str = "topology.conf") -> Tree:
 
 
 def read(path: str) -> Tree:
-    from gpcnet.results_json.load import read_text
     return parse(read_text(path, "topology.conf", MAX_FILE_BYTES), path)
 
 

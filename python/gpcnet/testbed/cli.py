@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
+from gpcnet.testbed import counters, draw, faults, launch, netns, rails, shapes, slurm, teardown, topology
+from gpcnet.testbed.topology import format_rate
 
 def _shape_help() -> str:
     """Each shape's sentence, in the registry's order."""
-    from gpcnet.testbed import shapes
     return " ".join(shapes.get(name).help for name in shapes.names())
 
 
 def _shape_list() -> str:
     """'star, fat-tree or rail': the registry's shapes."""
-    from gpcnet.testbed import shapes
     *first, last = shapes.names()
     return f"{', '.join(first)} or {last}" if first else last
 
@@ -50,14 +51,12 @@ def _add_shape(p) -> None:
 
 
 def _topology(args):
-    from gpcnet.testbed import topology
     return topology.build(args.topology, args.hosts, args.hosts_per_leaf, args.spines, args.taper,
                           args.host_rate, args.host_delay, args.uplink_delay, args.qdisc,
                           args.ecn, args.queue, args.nics_per_host, args.routing)
 
 
 def cmd_up(args) -> int:
-    from gpcnet.testbed import launch, netns, teardown
     topo = _topology(args)          # bad shapes are refused before anything exists
     netns.require_root("gpcnet testbed up")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
@@ -71,7 +70,6 @@ def cmd_up(args) -> int:
             netns.create(topo)
             launch.write_launch_files(topo)
             if args.slurm:
-                from gpcnet.testbed import slurm
                 slurm.start(topo)
     except KeyboardInterrupt as e:
         with ignoring_termination():
@@ -90,13 +88,11 @@ def cmd_up(args) -> int:
 
 def _up_shape(topo) -> str:
     """What `up` says of the shape: the shape's own words."""
-    from gpcnet.testbed import shapes
     return shapes.get(topo.kind).summary(topo)
 
 
 def _status_line(topo) -> str:
     """The first line of `status`: the links' rates and the queues."""
-    from gpcnet.testbed.topology import format_rate
     p = topo.params
     trunks = [link.a.switch for link in topo.links if link.a.tier == "uplink"]
     per_leaf = trunks.count(trunks[0]) if trunks else 0
@@ -107,7 +103,6 @@ def _status_line(topo) -> str:
 
 
 def cmd_down(args) -> int:
-    from gpcnet.testbed import netns, teardown
     netns.require_root("gpcnet testbed down")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
     if args.if_owner is not None:
@@ -137,7 +132,6 @@ def _owner_of_running(netns):
 
 
 def cmd_status(args) -> int:
-    from gpcnet.testbed import counters, faults, launch, netns
     netns.require_root("gpcnet testbed status")
     topo = launch.current()
     snap = counters.sample(topo)
@@ -145,7 +139,6 @@ def cmd_status(args) -> int:
     if args.json:
         extra = {}
         if topo.nics_per_host > 1:
-            from gpcnet.testbed import rails
             extra = rails.summary(topo, snap["ports"])
         counters.write(args.json, args.force, {"topology": topo.params, "kind": topo.kind,
                                                "routing": topo.routing,
@@ -157,20 +150,17 @@ def cmd_status(args) -> int:
         print(f"owner: {label}")
     sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
     if topo.nics_per_host > 1:
-        from gpcnet.testbed import rails
         sys.stdout.write(rails.render(rails.summary(topo, snap["ports"])))
     return 0
 
 
 def cmd_run(args) -> int:
-    from gpcnet.testbed import counters, launch, netns
     interval = _counters_interval(args)   # bad values: exit 2 before anything else
     netns.require_root("gpcnet testbed run")
     topo = launch.current()
     command = args.job[1:] if args.job[:1] == ["--"] else args.job
     if args.ppn < 1:
         raise GpcnetError(f"--ppn {args.ppn}: expected 1 or more")
-    from gpcnet.testbed import rails
     rails.check_placement(topo, args.placement)
     # Every run on a multi-NIC testbed sets its placement (none: neighbours
     # learnt by ARP), so a run never inherits an earlier run's.
@@ -197,7 +187,6 @@ def cmd_run(args) -> int:
 
 def _counters_interval(args):
     """--counters-interval SEC: seconds in [0.01, 3600], with --counters."""
-    import math
     if args.counters_interval is None:
         return None
     try:
@@ -213,13 +202,11 @@ def _counters_interval(args):
 
 
 def cmd_hostfile(args) -> int:
-    from gpcnet.testbed import launch
     sys.stdout.write(launch.hostfile_text(launch.current(), args.slots))
     return 0
 
 
 def cmd_draw(args) -> int:
-    from gpcnet.testbed import draw, launch
     topo = _topology(args) if args.topology else launch.current()
     draw.save(topo, args.output)
     print(f"wrote {args.output}")
@@ -283,7 +270,6 @@ def add_parser(sub) -> None:
     p.add_argument("job", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
     p.set_defaults(func=cmd_run)
 
-    from gpcnet.testbed import faults
     faults.add_parser(tsub)
 
     p = tsub.add_parser("hostfile", help="print an Open MPI hostfile of the testbed hosts")

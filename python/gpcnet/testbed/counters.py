@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpcnet.infra import safe_write
+from gpcnet.infra.fork_sampler import ForkSampler
 from gpcnet.testbed.topology import Topology, format_rate
 
 FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
@@ -45,6 +47,7 @@ def _root_stats(msg) -> dict:
 
 def sample(topo: Topology) -> dict:
     """One reading of every port, keyed "namespace/interface"."""
+    # deferred: pyroute2 only where a testbed is read (gpcnet imports without it)
     from pyroute2 import IPRoute
     ports = {}
     by_ns = {}
@@ -86,6 +89,7 @@ def network_tiles(topo: Topology, nodes: list) -> dict:
 def reading(topo: Topology, keys) -> dict:
     """The metric's counters of the ports `keys`: {"time", "ports": {key:
     {"stall": overlimits, "flit": packets}}} (cumulative, from the qdiscs)."""
+    # deferred: pyroute2 only where a testbed is read (gpcnet imports without it)
     from pyroute2 import IPRoute
     want = set(keys)
     by_ns: dict = {}
@@ -142,7 +146,7 @@ def switch_reader(topo: Topology):
 
     def read() -> dict:
         if not sock:
-            from pyroute2 import IPRoute
+            from pyroute2 import IPRoute  # deferred: as in sample
             sock.append(IPRoute(netns=topo.fabric_ns))
         ipr = sock[0]
         t = time.time()
@@ -167,7 +171,6 @@ def sampled(topo: Topology, interval):
     if not interval:
         yield out
         return
-    from gpcnet.infra.fork_sampler import ForkSampler
     with tempfile.TemporaryDirectory(prefix="gpcnet-counters-") as tmp:
         sampler = ForkSampler(switch_reader(topo), interval, "testbed-tc", None,
                               Path(tmp) / "readings.jsonl")
@@ -193,5 +196,4 @@ def render(ports: dict, only_switches: bool = False) -> str:
 
 
 def write(path: str, force: bool, doc: dict) -> None:
-    from gpcnet.infra import safe_write
     safe_write.write_text(path, json.dumps(doc, indent=2) + "\n", force=force)

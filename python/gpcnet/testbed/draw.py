@@ -8,9 +8,10 @@ from gpcnet.testbed.topology import Topology, format_rate
 
 
 def figure(topo: Topology):
+    # deferred: matplotlib loads only when a drawing is made, not for --help
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: as matplotlib above
 
     hosts = topo.hosts
     n = len(hosts)
@@ -69,6 +70,7 @@ def figure(topo: Topology):
 
 
 def save(topo: Topology, path: str) -> None:
+    # deferred: matplotlib, and gpcnet.plots which loads it, only when a drawing is saved
     import matplotlib
     from gpcnet.plots.figures import save as save_figure
     # Text stays text in the SVG: host names and addresses can be searched.

@@ -37,8 +37,9 @@ from datetime import datetime, timezone
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
-from gpcnet.infra.signals import ignoring_termination, terminate_as_interrupt
-from gpcnet.testbed import netns, teardown
+from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
+from gpcnet.testbed import launch, netns, routing, slurm, teardown
+from gpcnet.testbed.launch import enter_host
 from gpcnet.testbed.topology import Topology, format_rate
 
 KINDS = ("link-down", "flap", "kill-host", "degrade", "loss")
@@ -128,7 +129,6 @@ def _set_state(topo: Topology, link, state: str) -> None:
             ipr.link("set", index=ipr.link_lookup(ifname=port)[0], state=state)
         if topo.routing == "ecmp":
             # Routers: withdraw the paths through the cut link, or put them back.
-            from gpcnet.testbed import routing
             routing.reroute(ipr, topo)
 
 
@@ -160,6 +160,7 @@ def _canonical_of(topo: Topology, link) -> str:
 def _netem_works(topo: Topology) -> bool:
     """Whether this kernel has netem: try it on the fabric's own loopback
     (nothing uses it) and take it away again."""
+    # deferred: pyroute2 only where a testbed is changed (gpcnet imports without it)
     from pyroute2.netlink.exceptions import NetlinkError
     with netns._iproute(topo.fabric_ns) as ipr:
         idx = ipr.link_lookup(ifname="lo")[0]
@@ -192,9 +193,7 @@ def _kill_host(topo: Topology, host) -> int:
 
 def _revive_host(topo: Topology, host) -> None:
     netns.start_holder(host.name, host.ns)
-    from gpcnet.testbed import slurm
     if slurm.paths()["conf"].exists():
-        from gpcnet.testbed.launch import enter_host
         slurm._start(enter_host(host.name) + [slurm._need("slurmd"), "-f", str(slurm.paths()["conf"])],
                      f"slurmd on {host.name}")
 
@@ -215,7 +214,6 @@ def describe(fault: dict) -> str:
 
 
 def cmd_fault(args) -> int:
-    from gpcnet.testbed import launch
     netns.require_root("gpcnet testbed fault")
     topo = launch.current()
     lock = netns.change_lock()  # noqa: F841 (one change of the testbed at a time)
@@ -279,7 +277,6 @@ def cmd_fault(args) -> int:
 
 
 def _flap(topo: Topology, target: str, link, seconds: float) -> int:
-    from gpcnet.infra.signals import exit_code
     print(f"fault: flap {target}: link down for {seconds:g} s", flush=True)
     code = 0
     try:

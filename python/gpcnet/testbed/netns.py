@@ -13,6 +13,7 @@ that keep the namespaces, under the state directory).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -35,7 +36,6 @@ def change_lock():
     """Held while the testbed is built, changed or removed: one change at a
     time on this machine. Opened without following a link (we run as root);
     the returned file keeps the lock until it is closed or we exit."""
-    import fcntl
     fd = os.open("/run/gpcnet-testbed.lock",
                  os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     f = os.fdopen(fd, "w")
@@ -75,6 +75,7 @@ def owner() -> str | None:
 
 def leftovers() -> list:
     """Namespaces of a testbed (ours by name), whether or not a state file exists."""
+    # deferred: pyroute2 only where a testbed is built or read (gpcnet imports without it)
     from pyroute2 import netns
     return sorted(n for n in netns.listnetns() if OUR_NS.match(n))
 
@@ -143,7 +144,7 @@ exec sleep infinity
 
 
 def _iproute(ns: str):
-    from pyroute2 import IPRoute
+    from pyroute2 import IPRoute  # deferred: as in leftovers
     return IPRoute(netns=ns)
 
 
@@ -192,7 +193,7 @@ def start_holder(name: str, ns: str) -> None:
 
 
 def _tc(ipr, port, kind, idx, **kw) -> None:
-    from pyroute2.netlink.exceptions import NetlinkError
+    from pyroute2.netlink.exceptions import NetlinkError  # deferred: as in leftovers
     try:
         ipr.tc("add", kind, idx, **kw)
     except NetlinkError as e:
@@ -235,6 +236,7 @@ def _add_qdiscs(ipr, port, topo: Topology, loss: float = 0.0) -> None:
 def create(topo: Topology) -> None:
     """Build the whole testbed. The state file is written first, so that a
     crash midway leaves something `down` knows how to remove."""
+    # deferred: pyroute2 only where a testbed is built or read (gpcnet imports without it)
     from pyroute2 import netns
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     safe_write.write_text(state_file(), json.dumps({"status": "creating", "owner": owner(), "topology": topo.to_dict()}), force=True)

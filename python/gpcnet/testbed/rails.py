@@ -30,6 +30,7 @@ from __future__ import annotations
 import subprocess
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.testbed.counters import port_key
 from gpcnet.testbed.topology import DATA_FABRIC_NET, DATA_FABRIC_PREFIX, Host, Topology
 
 PLACEMENTS = ("same-rail", "cross-rail")
@@ -46,6 +47,7 @@ def _in_host(ns: str, argv: list, stdin: str | None = None) -> None:
 
 def host_routing(h: Host) -> None:
     """ARP and source routing of a multi-NIC host (see the module's docstring)."""
+    # deferred: pyroute2 only where a testbed is built (gpcnet imports without it)
     from pyroute2 import IPRoute
     conf = "/proc/sys/net/ipv4/conf"
     # The network namespace's own /proc/sys/net: written by a shell entered into it.
@@ -109,7 +111,6 @@ def summary(topo: Topology, ports: dict) -> dict:
     from them (from_hosts), and, on a rail topology, what rail i's leaves
     sent up to the spines and the spines sent down to them; "spines": all
     leaf-spine links together."""
-    from gpcnet.testbed.counters import port_key
     rail_of = {port_key(p): p.rail for link in topo.links for p in (link.a, link.b)}
     out = {str(i): {"to_hosts_bytes": 0, "from_hosts_bytes": 0, "uplink_bytes": 0,
                     "downlink_bytes": 0, "drops": 0, "overlimits": 0}

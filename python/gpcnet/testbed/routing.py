@@ -25,6 +25,7 @@ and no route leads outside the testbed.
 from __future__ import annotations
 
 import ipaddress
+import subprocess
 from dataclasses import dataclass, field
 
 from gpcnet.infra.errors import GpcnetError
@@ -160,6 +161,7 @@ def reroute(ipr, topo) -> None:
     through a spine that lost a leaf is a routing protocol's work, done
     here instead. A host link going down takes its leaf's route to it with
     it, and its coming back puts it back."""
+    # deferred: pyroute2 only where a testbed is changed (gpcnet imports without it)
     from pyroute2.netlink.exceptions import NetlinkError
     up_ports = {link.get_attr("IFLA_IFNAME") for link in ipr.get_links()
                 if link["flags"] & 1}                                            # IFF_UP
@@ -189,7 +191,6 @@ def _sysctls(fabric_ns: str, proxy_arp: list) -> None:
     /24 and asks for its peers by ARP; its leaf answers for those it routes
     to), written inside the fabric namespace: /proc/sys/net is per
     namespace, so a shell entered into it writes them."""
-    import subprocess
     writes = [f"echo {v} > /proc/sys/{k}" for k, v in SYSCTLS.items()]
     writes += [f"echo 1 > /proc/sys/net/ipv4/conf/{port}/proxy_arp" for port in proxy_arp]
     p = subprocess.run(["nsenter", f"--net=/run/netns/{fabric_ns}", "--", "/bin/sh", "-ec",

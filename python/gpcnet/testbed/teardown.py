@@ -70,6 +70,7 @@ def destroy() -> list:
     """Remove every process, namespace (with its links and bridges), mount
     and file of the testbed; works on a half-built or crashed one too.
     Returns the namespaces removed."""
+    # deferred: pyroute2 only where a testbed is removed (gpcnet imports without it)
     from pyroute2 import netns
     names = set(leftovers())
     st = None

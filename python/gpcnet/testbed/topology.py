@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import shapes
+from gpcnet.testbed import routing as routing_modes
 
 # RFC 2544 benchmarking range 198.18.0.0/15: management in 198.18.0.0/24,
 # the data fabric in 198.19.0.0/16: NIC i of host n is 198.19.i.n/24 (NIC 0,
@@ -236,7 +237,6 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
     fabric = "gtb-fabric"
     lay = shape.layout(hosts, nics, hosts_per_leaf, spines, taper, rate)
     per_leaf = lay.hosts_per_leaf
-    from gpcnet.testbed import routing as routing_modes
     routing_modes.check(routing, kind, len(lay.spines))
 
     topo = Topology(kind=kind, hosts=[], switches=lay.leaves + lay.spines, spines=list(lay.spines),

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "infra/report.h"
+#include "suite/record/run_record.h"
 
 #define WIDTH 80
 
@@ -55,24 +56,6 @@ void burst_sweep_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc
     }
 }
 
-/* Mean over repetitions of one test's impact under one congestor set. */
-static void mean_impact(const run_t *run, const char *test, const char *set, double *avg,
-                        double *p99)
-{
-    double sa = 0.0, sp = 0.0;
-    int n = 0;
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *e = &run->impact[i];
-        if (strcmp(e->test_id, test) == 0 && strcmp(e->congestor, set) == 0) {
-            sa += e->avg;
-            sp += e->p99;
-            n++;
-        }
-    }
-    *avg = n ? sa / n : NAN;
-    *p99 = n ? sp / n : NAN;
-}
-
 static const char *matrix_bar =
     "+---------------------------------+--------+--------+------+---------+---------+";
 
@@ -122,11 +105,11 @@ void burst_sweep_print_matrix(FILE *f, const run_t *run)
             snprintf(set, sizeof(set), "burst:%d", c);
             duration_text(b.on_s, on, sizeof(on));
             duration_text(b.off_s, off, sizeof(off));
-            mean_impact(run, id, set, &avg, &p99);
+            run_impact_mean(run, id, set, &avg, &p99);
             matrix_row(f, name, on, off, b.intensity, avg, p99);
         }
         /* The published steady phase of the same run, for reference. */
-        mean_impact(run, id, IMPACT_ALL_CONGESTORS, &avg, &p99);
+        run_impact_mean(run, id, IMPACT_ALL_CONGESTORS, &avg, &p99);
         matrix_row(f, name, "steady", "-", 1.0, avg, p99);
         fprintf(f, "%s\n", matrix_bar);
     }
@@ -147,7 +130,7 @@ static void json_impacts(json_writer_t *w, const run_t *run, const char *set)
     double avg[OPT_MAX_LIST], p99[OPT_MAX_LIST];
     int n = run->plan->n_tests < OPT_MAX_LIST ? run->plan->n_tests : OPT_MAX_LIST;
     for (int t = 0; t < n; t++)
-        mean_impact(run, run->plan->tests[t].kernel->id, set, &avg[t], &p99[t]);
+        run_impact_mean(run, run->plan->tests[t].kernel->id, set, &avg[t], &p99[t]);
     json_numbers(w, "avg", avg, n);
     json_numbers(w, "p99", p99, n);
 }

@@ -17,24 +17,6 @@ static const char *set_name(const run_t *run, int s)
     return s < run->plan->n_congestors ? run->plan->congestors[s].kernel->id : IMPACT_ALL_CONGESTORS;
 }
 
-/* Mean over repetitions of one impact entry (NaN when never measured). */
-static void mean_impact(const run_t *run, const char *test, const char *set, double *avg,
-                        double *p99)
-{
-    double sa = 0.0, sp = 0.0;
-    int n = 0;
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *c = &run->impact[i];
-        if (strcmp(c->test_id, test) != 0 || strcmp(c->congestor, set) != 0)
-            continue;
-        sa += c->avg;
-        sp += c->p99;
-        n++;
-    }
-    *avg = n ? sa / n : NAN;
-    *p99 = n ? sp / n : NAN;
-}
-
 static void rule(FILE *f, const char *cols)
 {
     fprintf(f, "%s\n", cols);
@@ -57,7 +39,7 @@ void load_summary_print_matrix(FILE *f, const run_t *run)
     for (int t = 0; t < run->plan->n_tests; t++) {
         for (int s = 0; s < n_sets(run); s++) {
             double avg, p99;
-            mean_impact(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
+            run_impact_mean(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
             fprintf(f, "| %31.31s | %12.12s | %11.1fX | %11.1fX |\n", run->plan->tests[t].name,
                     set_name(run, s), avg, p99);
         }
@@ -95,15 +77,6 @@ static void metric_values(const run_t *run, const char *test, int metric, double
     }
 }
 
-/* "RR Two-sided Lat (8 B)" -> "RR Two-sided Lat". */
-static void short_name(const char *name, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", name);
-    char *cut = strstr(buf, " (");
-    if (cut)
-        *cut = '\0';
-}
-
 static const char *repeat_bar =
     "+---------------------------------+-----------+-----------+-----------+--------+";
 
@@ -120,8 +93,10 @@ void load_summary_print_repeats(FILE *f, const run_t *run)
             "CV");
     rule(f, repeat_bar);
     for (int t = 0; t < run->plan->n_tests; t++) {
-        char base[64], label[96];
-        short_name(run->plan->tests[t].name, base, sizeof(base));
+        /* The kernel's label, its name less the size, as gpcnet's short
+         * names (the catalogue carries the same label). */
+        const char *base = run->plan->tests[t].kernel->label;
+        char label[96];
         for (int m = 0; m < N_METRICS; m++) {
             metric_values(run, run->plan->tests[t].kernel->id, m, values);
             repeat_stats_t s = repeat_stats(values, run->plan->set.repeat);
@@ -157,7 +132,7 @@ static void json_matrix(json_writer_t *w, const run_t *run)
             jw_array_begin(w, NULL);
             for (int t = 0; t < run->plan->n_tests; t++) {
                 double avg, p99;
-                mean_impact(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
+                run_impact_mean(run, run->plan->tests[t].kernel->id, set_name(run, s), &avg, &p99);
                 jw_number(w, NULL, stat == 0 ? avg : p99);
             }
             jw_array_end(w);

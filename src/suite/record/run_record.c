@@ -74,6 +74,23 @@ run_impact_t *run_add_impact(run_t *run)
     return c;
 }
 
+void run_impact_mean(const run_t *run, const char *test_id, const char *set, double *avg,
+                     double *p99)
+{
+    double sa = 0.0, sp = 0.0;
+    int n = 0;
+    for (int i = 0; i < run->n_impact; i++) {
+        const run_impact_t *e = &run->impact[i];
+        if (strcmp(e->test_id, test_id) != 0 || strcmp(e->congestor, set) != 0)
+            continue;
+        sa += e->avg;
+        sp += e->p99;
+        n++;
+    }
+    *avg = n ? sa / n : NAN;
+    *p99 = n ? sp / n : NAN;
+}
+
 void run_record_phase(run_t *run, const char *name, double wall_s)
 {
     if (run->rank != 0)

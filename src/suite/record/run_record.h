@@ -16,6 +16,11 @@ const result_t *run_find_in(const run_t *run, int repetition, const char *table_
 const result_t *run_find(const run_t *run, const char *table_id, const char *test_id);
 /* Record a Congestion Impact entry (rank 0). */
 run_impact_t *run_add_impact(run_t *run);
+/* The mean over the repetitions of test_id's impact entries under the
+ * congestor set `set` ("all", a kernel id, "burst:<cell>"): *avg and *p99,
+ * NaN when none was recorded. The summaries' matrices print it. */
+void run_impact_mean(const run_t *run, const char *test_id, const char *set, double *avg,
+                     double *p99);
 /* A phase finished (rank 0): its name, wall time and the counter deltas
  * phase_counters_end left, which the phase now owns. */
 void run_record_phase(run_t *run, const char *name, double wall_s);

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 
+from gpcnet.infra import safe_write
+from gpcnet.study import fabric
 from gpcnet.study.node_jobs import JobSampler
+from gpcnet.study.sources import NONE
 
 FABRIC = "infiniband-fabric"   # switch ports from the fabric's discovery (perfquery)
 SWITCH = "infiniband-switch"   # the switch port cabled to a node's adapter (smpquery, perfquery)
@@ -25,7 +28,6 @@ def wanted(launcher, env) -> bool:
 
 def recorded(seen: set) -> str:
     """The run's source from its readings' (the widest view any node had)."""
-    from gpcnet.study.sources import NONE
     real = seen - {NONE, None}
     return FABRIC if FABRIC in real else SWITCH if SWITCH in real else HCA if real else NONE
 
@@ -35,7 +37,6 @@ class Sampler(JobSampler):
     tiles file tells each node the switch ports it reads."""
 
     def __init__(self, launcher, nodes: list, interval: float, workdir, tag: str, duration: float):
-        from gpcnet.study import fabric
         notes, fabric_info, scope, ptile_scope, extra = [], None, None, None, []
         switches, origin = fabric.discover()
         if switches:
@@ -45,7 +46,6 @@ class Sampler(JobSampler):
                 notes.append(f"fabric ({origin}) does not describe {', '.join(t['missing'][:5])}: "
                              "no port read for them")
             if any(t["by_node"]):
-                from gpcnet.infra import safe_write
                 tiles_file = workdir / f"{tag}-tiles.json"
                 safe_write.write_text(tiles_file, json.dumps({"nodes": nodes, "by_node": t["by_node"]}) + "\n",
                                       force=True)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 
+from gpcnet.infra.fork_sampler import ForkSampler
+from gpcnet.study import counters
+
 NAMES: dict = {}    # infiniband's SWITCH and HCA, or none
 
 
@@ -17,7 +20,6 @@ def wanted(launcher, env) -> bool:
 def reader():
     """(read, the source its first reading names): this host's adapters (or
     their switch ports)."""
-    from gpcnet.study import counters
     root = os.environ.get("GPCNET_SYS_ROOT", "/sys")
     switch_ports = counters.find_switch_ports(counters.sample(root))
     first = counters.reading(root, switch_ports)
@@ -26,6 +28,5 @@ def reader():
 
 def sampler(launcher, nodes: list, interval: float, tag: str, duration: float):
     # One host: every study node shares its adapters; read here.
-    from gpcnet.infra.fork_sampler import ForkSampler
     read, source = reader()
     return ForkSampler(read, interval, source, None, launcher.workdir / f"{tag}.jsonl")

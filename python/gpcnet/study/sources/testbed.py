@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpcnet.infra.fork_sampler import ForkSampler
+from gpcnet.testbed import counters as tbc
+from gpcnet.testbed.counters import port_key
 
 TC = "testbed-tc"
 NAMES = {TC: ("overlimits", "packets")}
@@ -22,7 +24,6 @@ def processor_tiles(topo, nodes: list) -> dict:
     """The testbed's processor tiles of the application: the leaf port
     facing each application host (its queue sends to the host: overlimits
     are packets held back on the way to the node, packets what reached it)."""
-    from gpcnet.testbed.counters import port_key
     hosts = {h.ns: h.name for h in topo.hosts if h.name in set(nodes)}
     out = {}
     for link in topo.links:
@@ -35,7 +36,6 @@ def processor_tiles(topo, nodes: list) -> dict:
 def topology_sampler(topo, nodes: list, interval: float, path: Path) -> ForkSampler:
     """The network tiles of the application's leaves (the metric's scope)
     and its nodes' processor tiles, read here every `interval` seconds."""
-    from gpcnet.testbed import counters as tbc
     scope, ptile = tbc.network_tiles(topo, nodes), processor_tiles(topo, nodes)
     keys = list(scope) + [k for k in ptile if k not in scope]
     return ForkSampler(lambda: tbc.reading(topo, keys), interval, TC, scope, path, ptile_scope=ptile)

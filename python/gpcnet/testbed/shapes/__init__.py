@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 
+from gpcnet.infra.errors import GpcnetError
+
 # The registry: --topology NAME -> the module (in this package) describing it.
 SHAPES = {
     "star": "star",
@@ -27,6 +29,5 @@ def get(kind: str):
     """The Shape of --topology `kind`. An unknown one (a state file written
     by another version, say) is refused in one line."""
     if kind not in SHAPES:
-        from gpcnet.infra.errors import GpcnetError
         raise GpcnetError(f"unknown topology {str(kind)[:40]!r} (known: {', '.join(SHAPES)})")
     return importlib.import_module(f"{__name__}.{SHAPES[kind]}").SHAPE

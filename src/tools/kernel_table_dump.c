@@ -1,10 +1,13 @@
 /* Prints the C kernel tables, one kernel a line (tab-separated):
- *   canary <id> <name> <unit> <load_canary>
- *   congestor <id> <name> MiB/s/rank <default_mix>
+ *   canary <id> <name> <label> <unit> <load_canary>
+ *   congestor <id> <name> <label> MiB/s/rank <default_mix>
+ * (the label: the printed name before its size, which the summaries print
+ * where the size would not fit, and gpcnet's short names are).
  * With --json, the same as one JSON document: the build writes it to
  * python/gpcnet/data/catalog.json, gpcnet's catalogue of kernels, and
  * tests/integration/test_kernel_catalog.py checks that the file checked in
- * is what this prints (docs/design.md, "The Python catalogue"). Calls no MPI. */
+ * is what this prints (docs/design.md, "The Python catalogue"). A tool of
+ * the build, with the C tests on or off; not installed. Calls no MPI. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +43,7 @@ static int dump_json(void)
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", k->id);
         jw_string(&w, "name", canary_name(k));
+        jw_string(&w, "label", k->label);
         jw_string(&w, "unit", k->unit);
         jw_bool(&w, "load_canary", k->load_canary);
         jw_object_end(&w);
@@ -51,6 +55,7 @@ static int dump_json(void)
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", k->id);
         jw_string(&w, "name", congestor_name(k));
+        jw_string(&w, "label", k->label);
         jw_string(&w, "unit", "MiB/s/rank");
         jw_bool(&w, "default_mix", k->default_mix);
         jw_object_end(&w);
@@ -66,13 +71,13 @@ int main(int argc, char **argv)
         return dump_json();
     for (int i = 0; i < canary_kernel_count; i++) {
         const canary_kernel_t *k = canary_kernels[i];
-        printf("canary\t%s\t%s\t%s\t%d\n", k->id, canary_name(k), k->unit,
+        printf("canary\t%s\t%s\t%s\t%s\t%d\n", k->id, canary_name(k), k->label, k->unit,
                k->load_canary);
     }
     for (int i = 0; i < congestor_kernel_count; i++) {
         const congestor_kernel_t *k = congestor_kernels[i];
-        printf("congestor\t%s\t%s\tMiB/s/rank\t%d\n", k->id, congestor_name(k),
-               k->default_mix);
+        printf("congestor\t%s\t%s\t%s\tMiB/s/rank\t%d\n", k->id, congestor_name(k),
+               k->label, k->default_mix);
     }
     return 0;
 }
