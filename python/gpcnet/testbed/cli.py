@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
@@ -163,7 +165,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from gpcnet.testbed import counters, launch, netns
+    from gpcnet.testbed import counters, fidelity, launch, netns, run_fidelity
     interval = _counters_interval(args)   # bad values: exit 2 before anything else
     netns.require_root("gpcnet testbed run")
     topo = launch.current()
@@ -177,9 +179,13 @@ def cmd_run(args) -> int:
     rails.place(topo, args.placement)
     try:
         before = counters.sample(topo) if args.counters else None
-        with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
+        started = time.time()
+        # The switch ports are sampled for the fidelity check in any case;
+        # the series goes into --counters FILE only with --counters-interval.
+        with run_fidelity.measured(topo, interval) as measured:
             rc = launch.run(topo, args.ppn, command, mpi=args.mpi, once=args.no_mpi,
                             timeout=args.timeout)
+        fid = measured["fidelity"]
         if args.counters:
             after = counters.sample(topo)
             doc = {"routing": topo.routing, "before": before, "after": after,
@@ -187,7 +193,12 @@ def cmd_run(args) -> int:
             if topo.nics_per_host > 1:
                 doc["placement"] = args.placement
                 doc["delta"].update(rails.summary(topo, doc["delta"]["ports"]))
-            counters.write(args.counters, args.force, {**doc, "series": series} if interval else doc)
+            doc = {**doc, "series": measured["series"]} if interval else doc
+            counters.write(args.counters, args.force, {**doc, "fidelity": fid})
+        notes = [run_fidelity.attach(p, fid, started)
+                 for p in run_fidelity.results_paths(command, os.getcwd())]
+        sys.stdout.flush()
+        sys.stdout.write(fidelity.footer(fid) + "".join(f"  {n}\n" for n in notes))
     finally:
         if args.placement:
             with ignoring_termination():
