@@ -162,3 +162,32 @@ def test_attach_leaves_old_links_and_foreign_files(tmp_path):
     assert "not a gpcnet results JSON" in run_fidelity.attach(str(other), fid, started=0)
     assert other.read_text() == '{"a": 1}\n'
     assert "not written by this run" in run_fidelity.attach(str(tmp_path / "none.json"), fid, started=0)
+
+
+def _report(cli, tmp_path, fid):
+    doc = json.loads(open(fixture("load_run.json")).read())
+    if fid is not None:
+        doc["fidelity"] = fid
+    src = tmp_path / "run.json"
+    src.write_text(json.dumps(doc))
+    out = tmp_path / "report.html"
+    code, _, err = cli("report", src, "-o", out, "--force")
+    assert code == 0, err
+    return out.read_text()
+
+
+def test_report_warns_of_a_host_bound_run(cli, tmp_path):
+    fid = fidelity.record(stat(user=100, idle=100), stat(user=288, softirq=8, idle=104), 12.5,
+                          {"interval_s": 0.5, "samples": saturated(0.98), "errors": []}, {"leaf0/l0s0": RATE})
+    text = _report(cli, tmp_path, fid)
+    assert '<p class="warning">Emulation fidelity: <b>host-bound</b> (host CPUs 2.0% idle over the run' in text
+    assert '<section id="fidelity"><h2>Emulation fidelity</h2>' in text
+    assert "<td>leaf0/l0s0</td>" in text and ">98%</td>" in text
+
+
+def test_report_of_a_faithful_run_has_the_section_not_the_warning(cli, tmp_path):
+    fid = fidelity.record(stat(user=100, idle=100), stat(user=120, idle=180), 3, {}, {})
+    text = _report(cli, tmp_path, fid)
+    assert "Verdict: <b>faithful</b>" in text and "No queue built on any switch port." in text
+    assert 'class="warning">Emulation fidelity' not in text
+    assert 'id="fidelity"' not in _report(cli, tmp_path, None)   # not a testbed run: no section

@@ -195,10 +195,13 @@ def cmd_run(args) -> int:
                 doc["delta"].update(rails.summary(topo, doc["delta"]["ports"]))
             doc = {**doc, "series": measured["series"]} if interval else doc
             counters.write(args.counters, args.force, {**doc, "fidelity": fid})
-        notes = [run_fidelity.attach(p, fid, started)
-                 for p in run_fidelity.results_paths(command, os.getcwd())]
-        sys.stdout.flush()
-        sys.stdout.write(fidelity.footer(fid) + "".join(f"  {n}\n" for n in notes))
+        # The footer follows a run of our programs only: the output of
+        # other commands (sinfo, a script) is left as scripts read it.
+        paths = run_fidelity.results_paths(command, os.getcwd())
+        if paths:
+            notes = [run_fidelity.attach(p, fid, started) for p in paths]
+            sys.stdout.flush()
+            sys.stdout.write(fidelity.footer(fid) + "".join(f"  {n}\n" for n in notes))
     finally:
         if args.placement:
             with ignoring_termination():
