@@ -70,7 +70,7 @@ def test_idle_host_with_full_links_at_rate_is_faithful():
 def test_busy_cpus_make_the_run_host_bound():
     v, reasons = fidelity.verdict(busy(), fidelity.link_checks(saturated(0.98), {"leaf0/l0s0": RATE}))
     assert v == "host-bound"
-    assert reasons == ["host CPUs 2.0% idle over the run (needs 10% or more)"]
+    assert reasons == ["host CPUs 2.0% idle over the run, below 10%"]
 
 
 def test_steal_makes_the_run_host_bound():
@@ -83,7 +83,7 @@ def test_full_link_below_its_rate_makes_the_run_host_bound():
     links = fidelity.link_checks(saturated(0.4), {"leaf0/l0s0": RATE})
     v, reasons = fidelity.verdict(quiet(), links)
     assert v == "host-bound"
-    assert reasons == ["leaf0/l0s0 carried 40% of its rate while its queue was full (2.5 s; needs 80%)"]
+    assert reasons == ["leaf0/l0s0 carried 40% of its rate while its queue was full for 2.5 s, below 80%"]
 
 
 def test_a_queue_full_too_briefly_is_listed_not_judged():
@@ -191,3 +191,12 @@ def test_report_of_a_faithful_run_has_the_section_not_the_warning(cli, tmp_path)
     assert "Verdict: <b>faithful</b>" in text and "No queue built on any switch port." in text
     assert 'class="warning">Emulation fidelity' not in text
     assert 'id="fidelity"' not in _report(cli, tmp_path, None)   # not a testbed run: no section
+
+
+def test_footer_lists_a_few_ports_and_counts_the_rest():
+    samples = [sample(0.5, **{f"star/d{i}": (1000, i, 0) for i in range(1, 8)})]
+    fid = fidelity.record(stat(user=1, idle=1), stat(user=2, idle=9), 1.0,
+                          {"interval_s": 0.5, "samples": samples, "errors": []}, {})
+    assert fid["queues_built"] == [f"star/d{i}" for i in range(7, 0, -1)]   # most overlimits first
+    assert fidelity.footer(fid).splitlines()[1].endswith(
+        "queues built at star/d7, star/d6, star/d5, star/d4 and 3 more")

@@ -23,7 +23,7 @@ def hogs(n):
     """n busy loops, our own children, in one process group of their own
     (the first one's), so that one killpg ends them all."""
     loop = [sys.executable, "-c", "while True: pass"]
-    first = subprocess.Popen(loop, start_new_session=True, stdin=subprocess.DEVNULL)
+    first = subprocess.Popen(loop, process_group=0, stdin=subprocess.DEVNULL)
     return [first] + [subprocess.Popen(loop, process_group=first.pid, stdin=subprocess.DEVNULL)
                       for _ in range(n - 1)]
 

@@ -128,15 +128,14 @@ def verdict(cpu, links: list) -> tuple:
         return "unknown", ["the host's CPU times (/proc/stat) could not be read"]
     reasons = []
     if cpu["idle_share"] < CPU_IDLE_MIN:
-        reasons.append(f"host CPUs {cpu['idle_share']:.1%} idle over the run "
-                       f"(needs {CPU_IDLE_MIN:.0%} or more)")
+        reasons.append(f"host CPUs {cpu['idle_share']:.1%} idle over the run, below {CPU_IDLE_MIN:.0%}")
     if cpu["steal_share"] > STEAL_MAX:
-        reasons.append(f"{cpu['steal_share']:.1%} of the CPU time stolen by the hypervisor "
-                       f"(at most {STEAL_MAX:.0%})")
+        reasons.append(f"{cpu['steal_share']:.1%} of the CPU time stolen by the hypervisor, "
+                       f"above {STEAL_MAX:.0%}")
     for q in links:
         if q["carried_share"] is not None and q["carried_share"] < LINK_CARRIED_MIN:
             reasons.append(f"{q['port']} carried {q['carried_share']:.0%} of its rate while its "
-                           f"queue was full ({q['full_s']:.1f} s; needs {LINK_CARRIED_MIN:.0%})")
+                           f"queue was full for {q['full_s']:.1f} s, below {LINK_CARRIED_MIN:.0%}")
     return ("host-bound" if reasons else "faithful"), reasons
 
 
@@ -163,11 +162,9 @@ def footer(fid: dict) -> str:
     parts = [f"CPU idle {cpu['idle_share']:.1%}, steal {cpu['steal_share']:.1%} over {fid['seconds']:.1f} s"
              if cpu else "CPU not measured"]
     if fid["links"]:
-        shown = []
-        for q in fid["links"][:FOOTER_PORTS]:
-            carried = (f"carried {q['carried_share']:.0%} of its rate while full"
-                       if q["carried_share"] is not None else "not full long enough to judge")
-            shown.append(f"{text_safe.terminal(q['port'])} ({carried})")
+        shown = [text_safe.terminal(q["port"]) + (f" (carried {q['carried_share']:.0%} of its rate while full)"
+                                                   if q["carried_share"] is not None else "")
+                 for q in fid["links"][:FOOTER_PORTS]]
         more = len(fid["links"]) - FOOTER_PORTS
         parts.append("queues built at " + ", ".join(shown) + (f" and {more} more" if more > 0 else ""))
     else:
