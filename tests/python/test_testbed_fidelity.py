@@ -99,7 +99,9 @@ def test_intervals_without_backlog_at_both_ends_are_not_full():
     assert links[0]["full_s"] == 0 and links[0]["carried_share"] is None
 
 
-def test_unreadable_cpu_is_unknown():
+def test_unreadable_cpu_is_unknown(tmp_path):
+    assert fidelity.read_cpu(str(tmp_path / "no-stat")) is None
+    assert fidelity.cpu_shares(fidelity.read_cpu(str(tmp_path / "no-stat")), stat(user=1)) is None
     assert fidelity.verdict(None, [])[0] == "unknown"
 
 

@@ -271,12 +271,15 @@ def add_parser(sub) -> None:
     p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI or MPICH)",
                         description="Run COMMAND on every testbed host with mpirun, or MPICH's Hydra "
                                     "with --mpi mpich (from the head node, daemons over the management "
-                                    "network, MPI over the data fabric). Example: gpcnet testbed run "
-                                    "--ppn 2 -- ./network_test")
+                                    "network, MPI over the data fabric). A run of network_test, "
+                                    "network_load_test or network_congestor ends with its emulation "
+                                    "fidelity (faithful, or host-bound: the host's CPUs, not the fabric, "
+                                    "set the numbers), also added to its results JSON. Example: gpcnet "
+                                    "testbed run --ppn 2 -- ./network_test")
     p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
     p.add_argument("--force", action="store_true", help="replace an existing --counters file")
     p.add_argument("--counters", metavar="FILE",
-                   help="write the port counters before, after and their difference to this JSON file")
+                   help="write the port counters before, after and their difference (and the run's emulation fidelity) to this JSON file")
     p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")
     p.add_argument("--counters-interval", metavar="SEC",
                    help="with --counters: also sample every switch port every SEC seconds during the "
