@@ -202,3 +202,13 @@ def test_footer_lists_a_few_ports_and_counts_the_rest():
     assert fid["queues_built"] == [f"star/d{i}" for i in range(7, 0, -1)]   # most overlimits first
     assert fidelity.footer(fid).splitlines()[1].endswith(
         "queues built at star/d7, star/d6, star/d5, star/d4 and 3 more")
+
+
+def test_a_study_run_records_the_cpu_part():
+    from gpcnet.study import runner
+    fid = fidelity.cpu_record(stat(user=100, idle=100), stat(user=288, softirq=8, idle=104), 2.0)
+    assert fid["verdict"] == "host-bound" and fid["links_checked"] is False
+    assert fidelity.cpu_record(stat(user=1, idle=1), stat(user=2, idle=9), 1.0)["verdict"] == "faithful"
+    line = runner._finished({"wall_s": 2.0, "fidelity": fid})
+    assert line == "2.000 s; emulation host-bound: host CPUs 2.0% idle over the run, below 10%"
+    assert runner._finished({"wall_s": 2.0}) == "2.000 s"

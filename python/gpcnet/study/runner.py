@@ -70,6 +70,12 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
         launcher.check(f"{rid}: the sampler's start")
         sampler.start()
     launcher.check(f"{rid}: the application's start")
+    # On the testbed, whether the host's CPUs rather than the emulated
+    # fabric set the run's time (docs/testbed.md#emulation-fidelity).
+    on_testbed = launcher.name == "testbed"
+    if on_testbed:
+        from gpcnet.testbed import fidelity   # imported here: a gpcnet may come without the testbed
+        cpu_before = fidelity.read_cpu()
     t_wall, t0 = time.time(), time.monotonic()
     congestor_died = None
     try:
@@ -94,6 +100,8 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
             procs.stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
     finally:
+        if on_testbed:
+            rec["fidelity"] = fidelity.cpu_record(cpu_before, fidelity.read_cpu(), time.monotonic() - t0)
         if sampler is not None:   # stopped whatever happened; what it read is kept only if no swap came
             counters = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
             launcher.check(f"{rid}: the sampler's readings read")
@@ -214,8 +222,10 @@ def _finished(rec: dict) -> str:
     from gpcnet.study.sampling import basic_note
     from gpcnet.text.text_safe import message
     note = basic_note((rec.get("counters") or {}).get("counter_set"))
+    host_bound = (rec.get("fidelity") or {}).get("verdict") == "host-bound"
     return (f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
-            + (f"; {message(note)}" if note else ""))
+            + (f"; {message(note)}" if note else "")
+            + ("; emulation host-bound: " + "; ".join(rec["fidelity"]["reasons"]) if host_bound else ""))
 
 
 def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_run_spec,

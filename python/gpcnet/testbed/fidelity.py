@@ -153,6 +153,18 @@ def record(cpu_before, cpu_after, seconds: float, series: dict, rates: dict) -> 
                            "link_carried_min": LINK_CARRIED_MIN, "link_full_min_s": LINK_FULL_MIN_S}}
 
 
+def cpu_record(cpu_before, cpu_after, seconds: float) -> dict:
+    """The CPU part alone, for a study's run on the testbed (gpcnet study
+    samples only the switch ports of its metric, not every queue): the
+    verdict from the CPU idle and steal shares."""
+    cpu = cpu_shares(cpu_before, cpu_after)
+    v, reasons = verdict(cpu, [])
+    return {"verdict": v, "reasons": reasons, "seconds": round(seconds, 6),
+            "cpu": {"idle_share": cpu["idle_share"], "steal_share": cpu["steal_share"]} if cpu else None,
+            "links_checked": False,
+            "thresholds": {"cpu_idle_min": CPU_IDLE_MIN, "steal_max": STEAL_MAX}}
+
+
 def footer(fid: dict) -> str:
     """The lines printed after the job's own output."""
     head = f"Emulation fidelity: {fid['verdict']}"
