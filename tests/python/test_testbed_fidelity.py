@@ -212,3 +212,15 @@ def test_a_study_run_records_the_cpu_part():
     line = runner._finished({"wall_s": 2.0, "fidelity": fid})
     assert line == "2.000 s; emulation host-bound: host CPUs 2.0% idle over the run, below 10%"
     assert runner._finished({"wall_s": 2.0}) == "2.000 s"
+
+
+def test_study_watch_records_on_the_testbed_only():
+    from types import SimpleNamespace
+
+    from gpcnet.study import emulation
+    rec = {}
+    emulation.watch(SimpleNamespace(name="local"))(rec)
+    assert rec == {}
+    emulation.watch(SimpleNamespace(name="testbed"))(rec)
+    assert rec["fidelity"]["verdict"] in ("faithful", "host-bound", "unknown")
+    assert rec["fidelity"]["links_checked"] is False and rec["fidelity"]["seconds"] >= 0

@@ -23,7 +23,7 @@ from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
-from gpcnet.study import jobdir, procs, sampling
+from gpcnet.study import emulation, jobdir, procs, sampling
 
 SCHEMA = 1
 KIND = "gpcnet_study"
@@ -71,11 +71,8 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
         sampler.start()
     launcher.check(f"{rid}: the application's start")
     # On the testbed, whether the host's CPUs rather than the emulated
-    # fabric set the run's time (docs/testbed.md#emulation-fidelity).
-    on_testbed = launcher.name == "testbed"
-    if on_testbed:
-        from gpcnet.testbed import fidelity   # imported here: a gpcnet may come without the testbed
-        cpu_before = fidelity.read_cpu()
+    # fabric set the run's time.
+    emulated = emulation.watch(launcher)
     t_wall, t0 = time.time(), time.monotonic()
     congestor_died = None
     try:
@@ -100,8 +97,7 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
             procs.stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
     finally:
-        if on_testbed:
-            rec["fidelity"] = fidelity.cpu_record(cpu_before, fidelity.read_cpu(), time.monotonic() - t0)
+        emulated(rec)
         if sampler is not None:   # stopped whatever happened; what it read is kept only if no swap came
             counters = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
             launcher.check(f"{rid}: the sampler's readings read")
