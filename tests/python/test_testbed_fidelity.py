@@ -103,6 +103,9 @@ def test_unreadable_cpu_is_unknown(tmp_path):
     assert fidelity.read_cpu(str(tmp_path / "no-stat")) is None
     assert fidelity.cpu_shares(fidelity.read_cpu(str(tmp_path / "no-stat")), stat(user=1)) is None
     assert fidelity.verdict(None, [])[0] == "unknown"
+    # A link that did not carry its rate still says host-bound.
+    links = fidelity.link_checks(saturated(0.4), {"leaf0/l0s0": RATE})
+    assert fidelity.verdict(None, links)[0] == "host-bound"
 
 
 def test_record_and_footer():

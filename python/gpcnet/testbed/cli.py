@@ -279,7 +279,8 @@ def add_parser(sub) -> None:
     p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
     p.add_argument("--force", action="store_true", help="replace an existing --counters file")
     p.add_argument("--counters", metavar="FILE",
-                   help="write the port counters before, after and their difference (and the run's emulation fidelity) to this JSON file")
+                   help="write the port counters before, after and their difference (and the run's "
+                        "emulation fidelity) to this JSON file")
     p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")
     p.add_argument("--counters-interval", metavar="SEC",
                    help="with --counters: also sample every switch port every SEC seconds during the "

@@ -123,19 +123,20 @@ def link_checks(samples: list, rates: dict) -> list:
 
 
 def verdict(cpu, links: list) -> tuple:
-    """(verdict, reasons) from cpu_shares() and link_checks()."""
-    if cpu is None:
-        return "unknown", ["the host's CPU times (/proc/stat) could not be read"]
+    """(verdict, reasons) from cpu_shares() and link_checks(); "unknown"
+    when the CPU times are missing and no link says host-bound."""
     reasons = []
-    if cpu["idle_share"] < CPU_IDLE_MIN:
+    if cpu is not None and cpu["idle_share"] < CPU_IDLE_MIN:
         reasons.append(f"host CPUs {cpu['idle_share']:.1%} idle over the run, below {CPU_IDLE_MIN:.0%}")
-    if cpu["steal_share"] > STEAL_MAX:
+    if cpu is not None and cpu["steal_share"] > STEAL_MAX:
         reasons.append(f"{cpu['steal_share']:.1%} of the CPU time stolen by the hypervisor, "
                        f"above {STEAL_MAX:.0%}")
     for q in links:
         if q["carried_share"] is not None and q["carried_share"] < LINK_CARRIED_MIN:
             reasons.append(f"{q['port']} carried {q['carried_share']:.0%} of its rate while its "
                            f"queue was full for {q['full_s']:.1f} s, below {LINK_CARRIED_MIN:.0%}")
+    if cpu is None and not reasons:
+        return "unknown", ["the host's CPU times (/proc/stat) could not be read"]
     return ("host-bound" if reasons else "faithful"), reasons
 
 
