@@ -132,13 +132,14 @@ def test_degraded_link_judged_at_its_degraded_rate():
 
 
 def test_results_paths_from_the_command():
-    cwd = "/work/x"
-    assert run_fidelity.results_paths(["./build/network_load_test", "--output-dir", "r/star"], cwd) == \
-        ["/work/x/r/star/network_load_test.json"]
-    assert run_fidelity.results_paths(["srun", "-N", "4", "/b/network_test", "--json=/o/a.json"], cwd) == \
+    assert run_fidelity.results_paths(["./build/network_load_test", "--output-dir", "r/star/"]) == \
+        ["r/star/network_load_test.json"]
+    assert run_fidelity.results_paths(["srun", "-N", "4", "/b/network_test", "--json=/o/a.json"]) == \
         ["/o/a.json"]
-    assert run_fidelity.results_paths(["network_congestor"], cwd) == ["/work/x/./network_congestor.json"]
-    assert run_fidelity.results_paths(["sbatch", "job.sh"], cwd) == []
+    assert run_fidelity.results_paths(["network_congestor"]) == ["network_congestor.json"]
+    assert run_fidelity.results_paths(["sh", "-c", "x", "./network_test", "--json", "a.json", "--json", "b.json",
+                                       "./network_load_test"]) == ["b.json", "network_load_test.json"]
+    assert run_fidelity.results_paths(["sbatch", "job.sh"]) == []
 
 
 def test_attach_adds_a_valid_fidelity_record(tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -197,7 +196,7 @@ def cmd_run(args) -> int:
             counters.write(args.counters, args.force, {**doc, "fidelity": fid})
         # The footer follows a run of our programs only: the output of
         # other commands (sinfo, a script) is left as scripts read it.
-        paths = run_fidelity.results_paths(command, os.getcwd())
+        paths = run_fidelity.results_paths(command)
         if paths:
             notes = [run_fidelity.attach(p, fid, started) for p in paths]
             sys.stdout.flush()

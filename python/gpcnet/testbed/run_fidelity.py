@@ -43,10 +43,12 @@ def measured(topo, interval):
                                           out.get("series", {}), rates)
 
 
-def results_paths(command: list, cwd: str) -> list:
-    """The results JSON files the job's command names: per program of
-    ours in it, its --json, else DIR/<program>.json of its --output-dir
-    (default: cwd)."""
+def results_paths(command: list) -> list:
+    """The results JSON files the job's command names, as it names them
+    (the job runs in gpcnet's current directory, so a relative one is
+    found here too): per program of ours in it, its --json, else
+    DIR/<program>.json of its --output-dir (default: the current
+    directory)."""
     found = []
     for i, word in enumerate(command):
         name = os.path.basename(word)
@@ -56,7 +58,7 @@ def results_paths(command: list, cwd: str) -> list:
         json_path = _option(rest, "--json")
         if json_path is None:
             json_path = os.path.join(_option(rest, "--output-dir") or ".", f"{name}.json")
-        found.append(os.path.join(cwd, json_path))
+        found.append(os.path.normpath(json_path))
     return found
 
 
