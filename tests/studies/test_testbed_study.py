@@ -77,6 +77,12 @@ def test_short_corun_study_on_the_testbed(testbed, tmp_path, congestor_bin):
         leaves = {f"node{i:02d}": f"leaf{(i - 1) // 2}" for i in range(1, 7)}   # 2 hosts per leaf
         assert {p["router"] for p in c["ports"].values()} == {leaves[n] for n in r["app_nodes"]}
         assert all(k.startswith("spine0/") for k in c["ports"])
+        # How faithful the emulation was over the application (the CPU part;
+        # which verdict depends on the machine's load, so only its form).
+        f = r["fidelity"]
+        assert f["verdict"] in ("faithful", "host-bound") and f["links_checked"] is False
+        assert 0 <= f["cpu"]["idle_share"] <= 1 and f["seconds"] > 0
+        assert (f["verdict"] == "host-bound") == (f["cpu"]["idle_share"] < 0.1 or f["cpu"]["steal_share"] > 0.1)
         if r["setting"] == "IV":
             assert sorted(r["congestor"]["ran_on"]) == sorted(r["congestor_nodes"])
             assert r["congestor"]["ran_only_where_planned"]

@@ -48,7 +48,7 @@ def test_counter_series_is_sampled_during_the_job(star2, tmp_path):
 def test_without_interval_no_series(star2, tmp_path):
     counters = tmp_path / "counters.json"
     gpcnet("testbed", "run", "--counters", counters, "--no-mpi", "--", "true")
-    assert set(load(counters)) == {"routing", "before", "after", "delta"}
+    assert set(load(counters)) == {"routing", "before", "after", "delta", "fidelity"}
 
 
 @pytest.mark.no_root_needed

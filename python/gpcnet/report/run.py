@@ -15,7 +15,7 @@ from gpcnet.analysis import nics, nodes
 from gpcnet.metrics import catalog, reference
 from gpcnet.plots import figures
 from gpcnet.report import burst_sweep
-from gpcnet.report import nics_view, nodes_view, sweep, timeline
+from gpcnet.report import fidelity_view, nics_view, nodes_view, sweep, timeline
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.results_json import results
 from gpcnet.text import number_text
@@ -88,6 +88,7 @@ def summary(doc: dict) -> Markup:
         step = fmt(", in {}", doc["aborted_in"]) if doc.get("aborted_in") else Markup()
         parts.append(fmt('<p class="warning">Run status is <b>{}</b>{}{}; only the phases that finished are '
                          "shown.{}</p>", doc["status"], reason, step, _fault_probe(doc)))
+    parts.append(fidelity_view.banner(doc))
     if doc["source"] == "text":
         parts.append(Markup('<p class="note">This document was parsed from text output: values are rounded '
                             "to one decimal and anything the text does not carry is shown as not recorded.</p>"))
@@ -281,6 +282,8 @@ def render(doc: dict, source_name: str) -> str:
     reps = results.repetitions(doc)
     which = f" Repetition {results.FIRST} of {len(reps)}." if len(reps) > 1 else ""
     sections = [_section("summary", "Run summary", summary(doc)),
+                *([_section("fidelity", "Emulation fidelity", fidelity_view.section_body(doc))]
+                  if fidelity_view.has_fidelity(doc) else []),
                 _results_section(doc, verbose, reps),
                 _histograms_section(doc, figs, which)]
     if results.sweep_kernels(doc) and results.has_histograms(doc):

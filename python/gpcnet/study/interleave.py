@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.reading import read_text
-from gpcnet.study import procs
+from gpcnet.study import emulation, procs
 
 MAX_MIX_BYTES = 2**20
 MAX_MIX_COMMANDS = 1000
@@ -56,6 +56,7 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
     jobs = []
     try:
         t0 = time.monotonic()
+        emulated = emulation.watch(launcher)
         commands = spec.get("instance_commands") or instance_commands(cfg["app_command"], [],
                                                                       len(spec["instances"]))
         for i, nodes in enumerate(spec["instances"]):
@@ -80,6 +81,7 @@ def run_interleaved(spec: dict, study: dict, launcher, workdir: Path) -> dict:
         rec["instance_results"] = [{"command": commands[i], "wall_s": j["wall_s"], "exit": j["proc"].returncode}
                                    for i, j in enumerate(jobs)]
         rec["wall_s"], rec["app_exit"] = jobs[0]["wall_s"], jobs[0]["proc"].returncode
+        emulated(rec)   # over every instance, as they ran together
         bad = [(i, j) for i, j in enumerate(jobs) if j["proc"].returncode != 0]
         if bad:
             i, j = bad[0]

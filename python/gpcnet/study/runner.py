@@ -23,7 +23,7 @@ from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import deferring_termination, exit_code, ignoring_termination
 from gpcnet.study import congestor_job as cj
-from gpcnet.study import jobdir, procs, sampling
+from gpcnet.study import emulation, jobdir, procs, sampling
 from gpcnet.study import timing
 from gpcnet.study.bullies import flows_text
 from gpcnet.study.interleave import run_interleaved
@@ -74,6 +74,9 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
         launcher.check(f"{rid}: the sampler's start")
         sampler.start()
     launcher.check(f"{rid}: the application's start")
+    # On the testbed, whether the host's CPUs rather than the emulated
+    # fabric set the run's time.
+    emulated = emulation.watch(launcher)
     t_wall, t0 = time.time(), time.monotonic()
     congestor_died = None
     try:
@@ -98,6 +101,7 @@ def run_app(spec: dict, cfg: dict, launcher, workdir: Path, rec: dict, cong) -> 
             procs.stop(app, 5)
         rec["wall_s"] = time.monotonic() - t0
     finally:
+        emulated(rec)
         if sampler is not None:   # stopped whatever happened; what it read is kept only if no swap came
             counters = sampling.record(sampler, t_wall, cfg["counter_interval"], cfg["stall_threshold"])
             launcher.check(f"{rid}: the sampler's readings read")
@@ -215,8 +219,10 @@ def _started(spec: dict) -> str:
 
 def _finished(rec: dict) -> str:
     note = basic_note((rec.get("counters") or {}).get("counter_set"))
+    host_bound = (rec.get("fidelity") or {}).get("verdict") == "host-bound"
     return (f"{rec['wall_s']:.3f} s" + (f", figure of merit {rec['fom']}" if rec.get("fom") is not None else "")
-            + (f"; {message(note)}" if note else ""))
+            + (f"; {message(note)}" if note else "")
+            + ("; emulation host-bound: " + "; ".join(rec["fidelity"]["reasons"]) if host_bound else ""))
 
 
 def run_study(study: dict, specs: list, launcher, path: Path, log=print, run=_run_spec,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
-from gpcnet.testbed import counters, draw, faults, launch, netns, rails, shapes, slurm, teardown, topology
+from gpcnet.testbed import (counters, draw, faults, fidelity, launch, netns, rails, run_fidelity, shapes, slurm,
+                            teardown, topology)
 from gpcnet.testbed.topology import format_rate
 
 def _shape_help() -> str:
@@ -167,9 +169,13 @@ def cmd_run(args) -> int:
     rails.place(topo, args.placement)
     try:
         before = counters.sample(topo) if args.counters else None
-        with counters.sampled(topo, interval) as series:   # a no-op without --counters-interval
+        started = time.time()
+        # The switch ports are sampled for the fidelity check in any case;
+        # the series goes into --counters FILE only with --counters-interval.
+        with run_fidelity.measured(topo, interval) as measured:
             rc = launch.run(topo, args.ppn, command, mpi=args.mpi, once=args.no_mpi,
                             timeout=args.timeout)
+        fid = measured["fidelity"]
         if args.counters:
             after = counters.sample(topo)
             doc = {"routing": topo.routing, "before": before, "after": after,
@@ -177,7 +183,15 @@ def cmd_run(args) -> int:
             if topo.nics_per_host > 1:
                 doc["placement"] = args.placement
                 doc["delta"].update(rails.summary(topo, doc["delta"]["ports"]))
-            counters.write(args.counters, args.force, {**doc, "series": series} if interval else doc)
+            doc = {**doc, "series": measured["series"]} if interval else doc
+            counters.write(args.counters, args.force, {**doc, "fidelity": fid})
+        # The footer follows a run of our programs only: the output of
+        # other commands (sinfo, a script) is left as scripts read it.
+        paths = run_fidelity.results_paths(command)
+        if paths:
+            notes = [run_fidelity.attach(p, fid, started) for p in paths]
+            sys.stdout.flush()
+            sys.stdout.write(fidelity.footer(fid) + "".join(f"  {n}\n" for n in notes))
     finally:
         if args.placement:
             with ignoring_termination():
@@ -244,12 +258,16 @@ def add_parser(sub) -> None:
     p = tsub.add_parser("run", help="run an MPI job on the testbed hosts (Open MPI or MPICH)",
                         description="Run COMMAND on every testbed host with mpirun, or MPICH's Hydra "
                                     "with --mpi mpich (from the head node, daemons over the management "
-                                    "network, MPI over the data fabric). Example: gpcnet testbed run "
-                                    "--ppn 2 -- ./network_test")
+                                    "network, MPI over the data fabric). A run of network_test, "
+                                    "network_load_test or network_congestor ends with its emulation "
+                                    "fidelity (faithful, or host-bound: the host's CPUs, not the fabric, "
+                                    "set the numbers), also added to its results JSON. Example: gpcnet "
+                                    "testbed run --ppn 2 -- ./network_test")
     p.add_argument("--ppn", type=int, default=1, metavar="N", help="ranks per host (default: 1)")
     p.add_argument("--force", action="store_true", help="replace an existing --counters file")
     p.add_argument("--counters", metavar="FILE",
-                   help="write the port counters before, after and their difference to this JSON file")
+                   help="write the port counters before, after and their difference (and the run's "
+                        "emulation fidelity) to this JSON file")
     p.add_argument("--timeout", type=float, metavar="SEC", help="give up (and end the job) after SEC seconds")
     p.add_argument("--counters-interval", metavar="SEC",
                    help="with --counters: also sample every switch port every SEC seconds during the "
