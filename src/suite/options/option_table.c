@@ -176,6 +176,23 @@ const opt_row_t option_table[] = {
              "in ROUNDS rounds of disjoint pairs, to name a slow\n"
              "node (results JSON node_probe; default: off)",
      PLAN(node_probe, int)},
+    {"--ebb", NULL, OPT_NT, OT_INT, OPT_FIELD(ebb, int), NONE, .lo = 1, .hi = 100000,
+     .metavar = "MATCHINGS",
+     .help = "after the tests, the effective bisection bandwidth:\n"
+             "MATCHINGS random perfect matchings of the nodes\n"
+             "(from --ring-seed), every pair exchanging at once\n"
+             "(results JSON ebb; even node count; default: off)",
+     PLAN(ebb, int)},
+    {"--ebb-bytes", NULL, OPT_NT, OT_LONG, OPT_FIELD(ebb_bytes, long), NONE, .lo = 1,
+     .hi = 1073741824.0, .def = 1048576, .metavar = "BYTES",
+     .help = "--ebb: bytes each way per pair (default {default})",
+     PLAN(ebb_bytes, long)},
+    {"--link-rate", NULL, OPT_NT, OT_DOUBLE, OPT_FIELD(link_rate, double), NONE, .lo = 0.0,
+     .lo_open = 1, .hi = 1.0e6, .what = "a rate in Gbit/s", .note = " (e.g. 100)",
+     .metavar = "GBIT",
+     .help = "--ebb: the nodes' link rate in Gbit/s, to print\n"
+             "eBB as its fraction (default: not known)",
+     PLAN(link_rate, double)},
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",

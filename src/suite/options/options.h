@@ -90,6 +90,9 @@ typedef struct {
     int timeline;                     /* load test: canary values over time (--timeline) */
     burst_sweep_t burst_sweep;        /* load test: --burst-sweep grid (n_on 0: none) */
     int node_probe;                   /* > 0: rounds of the per-node probe after the tests */
+    int ebb;                          /* > 0: matchings of the effective bisection bandwidth */
+    long ebb_bytes;                   /* bytes each way per pair and matching */
+    double link_rate;                 /* > 0: the link rate in Gbit/s (eBB as its fraction) */
 
     /* network_congestor */
     double duration;                  /* > 0: run this long */
