@@ -185,7 +185,7 @@ const opt_row_t option_table[] = {
      PLAN(ebb, int)},
     {"--ebb-bytes", NULL, OPT_NT, OT_LONG, OPT_FIELD(ebb_bytes, long), NONE, .lo = 1,
      .hi = 1073741824.0, .def = 1048576, .metavar = "BYTES",
-     .help = "--ebb: bytes each way per pair (default {default})",
+     .help = "--ebb: bytes each way per pair (default 1048576)",
      PLAN(ebb_bytes, long)},
     {"--link-rate", NULL, OPT_NT, OT_DOUBLE, OPT_FIELD(link_rate, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1.0e6, .what = "a rate in Gbit/s", .note = " (e.g. 100)",
