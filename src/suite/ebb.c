@@ -208,6 +208,12 @@ void ebb_json(json_writer_t *w, const run_t *run, const void *ctx)
         jw_number(w, "link_rate_gbit", e->link_rate_gbit);
     else
         jw_null(w, "link_rate_gbit");
+    /* Node i's name: which host a pair's node index is (the model maps
+     * names to its hosts). */
+    jw_array_begin(w, "node_names");
+    for (int i = 0; i < e->n_nodes; i++)
+        jw_string(w, NULL, run->nodes.names ? run->nodes.names[i] : NULL);
+    jw_array_end(w);
     jw_array_begin(w, "per_matching");
     for (int m = 0; m < e->matchings; m++) {
         per[m] = matching_values(e, m, order, partner, v);

@@ -29,6 +29,7 @@ def test_matchings_values_and_fraction(harness, tmp_path):
         validate(doc)
     e = doc["ebb"]
     assert (e["matchings"], e["nodes"], e["bytes"], e["seed"]) == (5, 6, 65536, 77)
+    assert len(e["node_names"]) == 6 and all(e["node_names"])
     means = []
     for m, per in enumerate(e["per_matching"]):
         partner = matching_partners(77, m, 6)

@@ -88,3 +88,47 @@ def test_an_odd_node_count_is_refused(n):
 def test_a_tree_that_does_not_fill_its_leaves_is_refused():
     with pytest.raises(GpcnetError, match="do not fill leaves"):
         TwoLevelTree(6, 4, 2)
+
+
+def synthetic_ebb(tree, seed, matchings, names, link_gbit=0.1):
+    """An ebb member whose pairs ran at exactly the model's rates for the
+    hosts the names say."""
+    from gpcnet.testbed.ebb_model import host_numbers
+    host_of = host_numbers(names, tree.hosts)
+    link = link_gbit * 1e9 / 8 / (1 << 20)
+    per = []
+    for m in range(matchings):
+        fr = pair_fractions(tree, matching_partners(seed, m, tree.hosts), host_of)
+        per.append({"mean_mib_s": sum(fr) / len(fr) * link})
+    return {"seed": seed, "matchings": matchings, "nodes": tree.hosts, "node_names": names,
+            "link_rate_gbit": link_gbit, "per_matching": per}
+
+
+def test_compare_maps_nodes_to_hosts_by_name():
+    from gpcnet.testbed.ebb_model import compare
+    tree = TwoLevelTree(8, 2, 2)
+    # node i is not host i + 1: the model must follow the names
+    hosts = [1, 3, 5, 7, 2, 4, 6, 8]
+    got = compare(synthetic_ebb(tree, 11, 12, [f"node{n:02d}" for n in hosts]), tree)
+    assert got["measured"] == pytest.approx(got["model"])
+    assert got["model"] == predict(tree, 11, 12, hosts)["per_matching"]
+    assert got["model"] != predict(tree, 11, 12)["per_matching"]  # the mapping matters here
+
+
+def test_compare_refuses_what_it_cannot_compare():
+    from gpcnet.testbed.ebb_model import compare
+    tree = TwoLevelTree(4, 2, 1)
+    ebb = synthetic_ebb(tree, 1, 2, ["node01", "node02", "node03", "node04"])
+    with pytest.raises(GpcnetError, match="not the 4 testbed hosts"):
+        compare({**ebb, "node_names": ["nid001", "nid002", "nid003", "nid004"]}, tree)
+    with pytest.raises(GpcnetError, match="no link rate"):
+        compare({**ebb, "link_rate_gbit": None}, tree)
+
+
+def test_the_command_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    from gpcnet.testbed.ebb_model import main
+    bad = tmp_path / "x.json"
+    bad.write_text("{}")
+    assert main([str(bad), "--hosts-per-leaf", "2", "--spines", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ebb_model: ") and err.count("\n") == 1 and "Traceback" not in err

@@ -29,9 +29,13 @@ What it models, and how:
 """
 from __future__ import annotations
 
+import argparse
+import sys
 from dataclasses import dataclass
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.results_json.load import load
+from gpcnet.testbed.topology import host_name
 
 MASK64 = (1 << 64) - 1
 # src/infra/matching.h MATCHING_SALT ("ebb0"): kept apart from the rings'
@@ -161,3 +165,58 @@ def predict(tree: TwoLevelTree, seed: int, matchings: int, host_of=None) -> dict
         fr = pair_fractions(tree, matching_partners(seed, m, tree.hosts), host_of)
         per.append(sum(fr) / len(fr))
     return {"per_matching": per, "fraction": sum(per) / len(per)}
+
+
+def host_numbers(names: list, hosts: int) -> list[int]:
+    """Host number of each node of a run from its name (ebb.node_names),
+    the testbed's names node01, node02, ..."""
+    number = {host_name(n, hosts): n for n in range(1, hosts + 1)}
+    missing = [x for x in names if x not in number]
+    if missing or len(names) != hosts:
+        raise GpcnetError(f"the run's nodes {missing[:3] or names[:3]} are not the {hosts} "
+                          f"testbed hosts {host_name(1, hosts)}...; give the tree it ran on")
+    return [number[x] for x in names]
+
+
+def compare(ebb: dict, tree: TwoLevelTree) -> dict:
+    """The measured fraction of every matching of a results document's ebb
+    member beside the model's for the same pairs on tree."""
+    if not ebb.get("link_rate_gbit"):
+        raise GpcnetError("the run has no link rate (network_test --link-rate, which gpcnet "
+                          "testbed run gives): no fraction to compare")
+    host_of = host_numbers(ebb["node_names"], tree.hosts)
+    link = ebb["link_rate_gbit"] * 1e9 / 8 / (1 << 20)
+    model = predict(tree, ebb["seed"], ebb["matchings"], host_of)["per_matching"]
+    measured = [per["mean_mib_s"] / link for per in ebb["per_matching"]]
+    return {"model": model, "measured": measured,
+            "model_mean": sum(model) / len(model), "measured_mean": sum(measured) / len(measured)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python3 -m gpcnet.testbed.ebb_model",
+        description="network_test --ebb's measured fractions beside the flow-level model of "
+                    "the two-level tree it ran on (static routing).")
+    ap.add_argument("results", help="network_test.json of a run with --ebb")
+    ap.add_argument("--hosts-per-leaf", type=int, required=True)
+    ap.add_argument("--spines", type=int, required=True)
+    ap.add_argument("--taper", type=float, default=1.0)
+    a = ap.parse_args(argv)
+    try:
+        doc = load(a.results)
+        if "ebb" not in doc:
+            raise GpcnetError(f"{a.results}: no ebb member (run network_test with --ebb)")
+        got = compare(doc["ebb"], TwoLevelTree(doc["ebb"]["nodes"], a.hosts_per_leaf, a.spines,
+                                               a.taper))
+    except GpcnetError as e:
+        print(f"ebb_model: {e}", file=sys.stderr)
+        return 2
+    print(f"{'matching':>8} {'model':>7} {'measured':>9}")
+    for m, (x, y) in enumerate(zip(got["model"], got["measured"])):
+        print(f"{m + 1:8d} {x:7.3f} {y:9.3f}")
+    print(f"{'mean':>8} {got['model_mean']:7.3f} {got['measured_mean']:9.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
