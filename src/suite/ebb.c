@@ -22,6 +22,12 @@ void ebb_check_nodes(const run_t *run)
                  "network_test: --ebb pairs every node with another and needs an even number "
                  "of nodes, found %d; run on %d or %d nodes, or leave --ebb out.\n",
                  n, n - 1, n + 1);
+    long pairs = (long)run->plan->set.ebb * (n / 2);
+    if (pairs > EBB_MAX_PAIRS)
+        exit_all(2,
+                 "network_test: --ebb %d on %d nodes would record %ld pairs, more than a "
+                 "results document holds (%ld); use --ebb %ld or fewer.\n",
+                 run->plan->set.ebb, n, pairs, EBB_MAX_PAIRS, EBB_MAX_PAIRS / (n / 2));
 }
 
 /* This node's time of the timed exchange in every matching, on the leader

@@ -16,6 +16,13 @@
 #include "infra/json_writer.h"
 #include "suite/run_context.h"
 
+/* The most pairs (matchings x nodes / 2) one run records: each is an
+ * object of 3 values in the results document, whose reader takes at most
+ * 2 million values outside its long lists
+ * (python/gpcnet/results_json/results_limits.py); 300,000 pairs leave room
+ * for the rest of the document. 20 matchings of 10,600 nodes are 106,000. */
+#define EBB_MAX_PAIRS 300000L
+
 typedef struct {
     int matchings, n_nodes;
     long bytes;
@@ -25,8 +32,9 @@ typedef struct {
     double *sec; /* rank 0, after the phase: [node * matchings + m], the node's exchange time */
 } ebb_t;
 
-/* Before anything runs: --ebb on an odd number of nodes ends the run, one
- * line, exit 2 (a perfect matching needs every node paired). Collective. */
+/* Before anything runs: --ebb on an odd number of nodes, or with more
+ * pairs than EBB_MAX_PAIRS in all, ends the run, one line, exit 2 (a
+ * perfect matching needs every node paired). Collective. */
 void ebb_check_nodes(const run_t *run);
 /* Collective over world: runs the matchings when --ebb was given (else
  * returns at once), prints the table on rank 0 and records the phase

@@ -77,6 +77,16 @@ def test_an_odd_node_count_is_refused(harness, tmp_path):
     assert not (tmp_path / "network_test.json").exists()
 
 
+def test_more_pairs_than_a_document_holds_are_refused(harness, tmp_path):
+    # 100,000 matchings of 8 nodes: 400,000 pairs (src/suite/ebb.h EBB_MAX_PAIRS)
+    p = run_ebb(harness, tmp_path, 8, "--ebb", "100000")
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.startswith("network_test:")]
+    assert lines == ["network_test: --ebb 100000 on 8 nodes would record 400000 pairs, more than "
+                     "a results document holds (300000); use --ebb 75000 or fewer."]
+    assert not (tmp_path / "network_test.json").exists()
+
+
 @pytest.mark.parametrize("args, text", [
     (["--ebb", "0"], "--ebb"), (["--ebb-bytes", "0"], "--ebb-bytes"),
     (["--link-rate", "-1"], "--link-rate"), (["--link-rate", "fast"], "--link-rate")])
