@@ -1,5 +1,5 @@
 /* Random perfect matchings of nodes, for the effective bisection bandwidth
- * (suite/ebb.h; docs/method.md#effective-bisection-bandwidth).
+ * (suite/network_test/ebb.h; docs/method.md#effective-bisection-bandwidth).
  *
  * Matching m of a run pairs n nodes (n even) from the run's seed alone, so
  * every rank derives the same pairs without a message, and a reader of the

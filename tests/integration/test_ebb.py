@@ -78,7 +78,7 @@ def test_an_odd_node_count_is_refused(harness, tmp_path):
 
 
 def test_more_pairs_than_a_document_holds_are_refused(harness, tmp_path):
-    # 100,000 matchings of 8 nodes: 400,000 pairs (src/suite/ebb.h EBB_MAX_PAIRS)
+    # 100,000 matchings of 8 nodes: 400,000 pairs (src/suite/network_test/ebb.h EBB_MAX_PAIRS)
     p = run_ebb(harness, tmp_path, 8, "--ebb", "100000")
     assert p.returncode == 2
     lines = [l for l in p.stderr.splitlines() if l.startswith("network_test:")]

@@ -9,7 +9,7 @@
 #include "infra/report.h"
 #include "suite/node_probe.h"
 #include "suite/canary_collect.h"
-#include "suite/ebb.h"
+#include "suite/network_test/ebb.h"
 #include "suite/network_test/isolated_suite.h"
 #include "suite/record/phase_end.h"
 #include "suite/preamble.h"

@@ -1,4 +1,4 @@
-#include "suite/ebb.h"
+#include "suite/network_test/ebb.h"
 
 #include <math.h>
 #include <stdio.h>
