@@ -52,3 +52,32 @@ def test_no_section_without_ebb(cli, write_json, tmp_path):
     out = tmp_path / "p.html"
     assert cli("report", write_json(read("network_run.json"), "plain.json"), "-o", out)[0] == 0
     assert 'id="ebb"' not in out.read_text()
+
+
+EBB_TABLE = """
++------------------------------------------------------------------------------+
+|              Effective Bisection Bandwidth (1048576 B each way)              |
++---------------------------------+--------------+--------------+--------------+
+|                  MiB/s per pair |         Mean |          Min |          Max |
++---------------------------------+--------------+--------------+--------------+
+|                      Matching 1 |          0.8 |          0.7 |          0.9 |
++---------------------------------+--------------+--------------+--------------+
+|     eBB (mean of the matchings) |          0.8 |          0.8 |          0.8 |
++---------------------------------+--------------+--------------+--------------+
+|                 eBB / link rate |        0.507 |        0.507 |        0.507 |
++---------------------------------+--------------+--------------+--------------+
+"""
+
+
+def test_parse_reads_the_published_tables_beside_an_ebb_table(cli, tmp_path):
+    # The text lacks the pairs and the seed of the ebb member: parse keeps
+    # the published tables as without it and writes no ebb member
+    # (docs/gpcnet-tool.md, the report's section 10).
+    from conftest import REAL
+    plain = (REAL / "network_test.txt").read_text()
+    (tmp_path / "with.txt").write_text(plain + EBB_TABLE)
+    (tmp_path / "plain.txt").write_text(plain)
+    code_a, with_ebb, _ = cli("parse", tmp_path / "with.txt")
+    code_b, without, _ = cli("parse", tmp_path / "plain.txt")
+    assert code_a == code_b == 0
+    assert with_ebb == without and '"ebb"' not in with_ebb
