@@ -21,6 +21,9 @@ typedef struct {
     int congestor_sweep; /* each congestor alone, then all together */
     int timeline;        /* --timeline */
     int node_probe;      /* rounds of the per-node probe (0: none) */
+    int ebb;             /* matchings of the effective bisection bandwidth (0: none) */
+    long ebb_bytes;      /* bytes each way per pair and matching */
+    double link_rate;    /* Gbit/s (0: not known) */
     placement_kind_t placement;
     double canary_fraction;
 

@@ -15,7 +15,7 @@ from gpcnet.analysis import nics, nodes
 from gpcnet.metrics import catalog, reference
 from gpcnet.plots import figures
 from gpcnet.report import burst_sweep
-from gpcnet.report import fidelity_view, nics_view, nodes_view, sweep, timeline
+from gpcnet.report import ebb_view, fidelity_view, nics_view, nodes_view, sweep, timeline
 from gpcnet.report.html import Figures, Markup, fmt, join, page
 from gpcnet.results_json import results
 from gpcnet.text import number_text
@@ -301,6 +301,8 @@ def render(doc: dict, source_name: str) -> str:
         sections.append(_section("repeats", "Repeatability", sweep.repeats_section(doc, figs)))
     if timeline.has_timeline(doc):
         sections.append(_section("timeline", "Bursts over time", timeline.section(doc, figs)))
+    if ebb_view.has_ebb(doc):
+        sections.append(_section("ebb", "Effective bisection bandwidth", ebb_view.section_body(doc, figs)))
     if nodes.has_probe(doc):
         sections.append(_section("nodes", "Per-node probe", nodes_view.section_body(doc)))
     if nics.has_nics(doc):

@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
@@ -141,6 +142,25 @@ def mpi_env() -> dict:
     return env
 
 
+def _given(args: list, option: str) -> bool:
+    return any(a == option or a.startswith(option + "=") for a in args)
+
+
+def with_link_rate(topo: Topology, command: list) -> list:
+    """network_test --ebb on the testbed is told the host link rate
+    (--link-rate, in Gbit/s), so that it prints the eBB as a fraction of
+    it, unless the command gives its own or the hosts' links are not
+    limited. Other commands pass unchanged."""
+    rate = topo.params.get("host_rate") or 0
+    if (not command or os.path.basename(str(command[0])) != "network_test"
+            or not _given(command[1:], "--ebb") or _given(command[1:], "--link-rate") or not rate):
+        return list(command)
+    value = f"{rate / 1e9:.12g}"
+    print(f"gpcnet testbed: network_test --ebb is given the host link rate: --link-rate {value}",
+          file=sys.stderr)
+    return [command[0], "--link-rate", value, *command[1:]]
+
+
 def run(topo: Topology, ppn: int, command: list, mpi: str = "openmpi", once: bool = False,
         timeout=None) -> int:
     """Run command on the head node, started on every host by mpi's
@@ -152,6 +172,8 @@ def run(topo: Topology, ppn: int, command: list, mpi: str = "openmpi", once: boo
     env = mpi_env()
     if mpi == "mpich":
         env.update(mpich.settings())
+    if not once:
+        command = with_link_rate(topo, command)
     if once:
         started = list(command)
     elif mpi == "mpich":

@@ -9,6 +9,7 @@
 #include "infra/report.h"
 #include "suite/node_probe.h"
 #include "suite/canary_collect.h"
+#include "suite/network_test/ebb.h"
 #include "suite/network_test/isolated_suite.h"
 #include "suite/record/phase_end.h"
 #include "suite/preamble.h"
@@ -21,6 +22,8 @@ int network_test_main(int argc, char **argv)
     run_init(&run, PROGRAM_NETWORK_TEST, &argc, &argv);
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
+    ebb_t ebb = {0};
+    run_add_json_section(&run, (run_json_section_t){ebb_json, &ebb});
     if (run.nodes.n_nodes < 2) {
         /* The reference's line, which wrappers (e.g. SuperBench) look for. */
         if (run.rank == 0)
@@ -30,6 +33,7 @@ int network_test_main(int argc, char **argv)
                  "nodes, or emulate nodes on one host with --emulate-nodes K.\n",
                  run.nodes.n_nodes, run.size);
     }
+    ebb_check_nodes(&run);
 
     int *all = xmalloc(sizeof(int) * (size_t)run.nodes.n_nodes);
     for (int n = 0; n < run.nodes.n_nodes; n++)
@@ -62,6 +66,7 @@ int network_test_main(int argc, char **argv)
         suite_phase_end(&run, phase, wall);
     }
 
+    ebb_run(&run, &ebb);          /* --ebb: after the published tests */
     node_probe_run(&run, &probe); /* --node-probe: after the published tests */
     if (test_comm != MPI_COMM_NULL)
         MPI_Comm_free(&test_comm);
@@ -69,5 +74,6 @@ int network_test_main(int argc, char **argv)
         MPI_Comm_free(&slice);
     suite_finish(&run);
     node_probe_free(&probe);
+    ebb_free(&ebb);
     return 0;
 }
