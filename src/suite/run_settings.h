@@ -22,9 +22,9 @@ typedef struct {
     int timeline;        /* --timeline */
     int node_probe;      /* rounds of the per-node probe (0: none) */
     int ebb;             /* matchings of the effective bisection bandwidth (0: none) */
+    placement_kind_t placement; /* beside the ints: no padding a row leaves uncovered */
     long ebb_bytes;      /* bytes each way per pair and matching */
     double link_rate;    /* Gbit/s (0: not known) */
-    placement_kind_t placement;
     double canary_fraction;
 
     /* network_congestor. */
