@@ -18,6 +18,8 @@ typedef struct {
     int congestor_sweep; /* each congestor alone, then all together */
     int timeline;        /* --timeline */
     int node_probe;      /* rounds of the per-node probe (0: none) */
+    int all_pairs;       /* network_test: the all-pairs matrix (0: none) */
+    long all_pairs_bytes;
     placement_kind_t placement;
     double canary_fraction;
 

@@ -7,6 +7,7 @@
 #include "infra/fatal.h"
 #include "infra/progress.h"
 #include "infra/report.h"
+#include "suite/network_test/all_pairs.h"
 #include "suite/node_probe.h"
 #include "suite/canary_collect.h"
 #include "suite/network_test/isolated_suite.h"
@@ -21,6 +22,13 @@ int network_test_main(int argc, char **argv)
     run_init(&run, PROGRAM_NETWORK_TEST, &argc, &argv);
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
+    all_pairs_t pairs = {0};
+    run_add_json_section(&run, (run_json_section_t){all_pairs_json, &pairs});
+    if (run.plan->set.all_pairs && run.nodes.n_nodes < 2)
+        exit_all(2,
+                 "network_test: --all-pairs needs at least 2 nodes, found %d (%d ranks). Run "
+                 "on more nodes (one rank per node is enough), or leave --all-pairs out.\n",
+                 run.nodes.n_nodes, run.size);
     if (run.nodes.n_nodes < 2) {
         /* The reference's line, which wrappers (e.g. SuperBench) look for. */
         if (run.rank == 0)
@@ -63,11 +71,13 @@ int network_test_main(int argc, char **argv)
     }
 
     node_probe_run(&run, &probe); /* --node-probe: after the published tests */
+    all_pairs_run(&run, &pairs);   /* --all-pairs: after them too */
     if (test_comm != MPI_COMM_NULL)
         MPI_Comm_free(&test_comm);
     if (slice != MPI_COMM_NULL)
         MPI_Comm_free(&slice);
     suite_finish(&run);
     node_probe_free(&probe);
+    all_pairs_free(&pairs);
     return 0;
 }

@@ -90,6 +90,8 @@ typedef struct {
     int timeline;                     /* load test: canary values over time (--timeline) */
     burst_sweep_t burst_sweep;        /* load test: --burst-sweep grid (n_on 0: none) */
     int node_probe;                   /* > 0: rounds of the per-node probe after the tests */
+    int all_pairs;                    /* network_test: the N x N matrix after the tests */
+    long all_pairs_bytes;             /* its bandwidth messages (default 1 MiB) */
 
     /* network_congestor */
     double duration;                  /* > 0: run this long */
