@@ -177,12 +177,13 @@ const opt_row_t option_table[] = {
              "node (results JSON node_probe; default: off)",
      PLAN(node_probe, int)},
     {"--all-pairs", NULL, OPT_NT, OT_FLAG, OPT_FIELD(all_pairs, int), NONE,
-     .help = "after the tests, the N x N node matrix of bandwidth\n"
-             "and latency by the shift pattern, every pair while\n"
-             "all others stream (results JSON all_pairs; default: off)",
+     .help = "after the tests, the N x N node matrix of\n"
+             "bandwidth and latency, each pair measured while\n"
+             "all others stream (shift pattern; results JSON\n"
+             "all_pairs; default: off)",
      PLAN(all_pairs, int)},
     {"--all-pairs-bytes", NULL, OPT_NT, OT_LONG, OPT_FIELD(all_pairs_bytes, long), NONE,
-     .lo = 8, .hi = 1073741824.0, .def = 1048576, .metavar = "B",
+     .lo = 8, .hi = 1073741824.0, .def = 1048576, .def_text = "1048576", .metavar = "B",
      .help = "bytes of each --all-pairs bandwidth message\n(default {default})",
      PLAN(all_pairs_bytes, long)},
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
