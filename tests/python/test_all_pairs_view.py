@@ -48,7 +48,7 @@ def noisy(n, seed, spread=0.1):
     return 1000.0 * np.random.default_rng(seed).lognormal(0.0, spread, (n, n))
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("n", [4, 16, 64])
 def test_a_uniform_noisy_matrix_names_nothing(n, seed):
     verdict = all_pairs.assess(with_matrix(noisy(n, seed)))
