@@ -1,5 +1,6 @@
 /* The option table (option_table.h): every option of the three programs,
- * in the order --help lists them. */
+ * in the order --help lists them; the rows of the phases after the tests
+ * are option_rows_after_tests.h's. */
 #include "suite/options/option_table.h"
 
 #include <limits.h>
@@ -17,6 +18,9 @@
  * unless it has type T. */
 #define PLAN(f, T) \
     .plan = 1 + offsetof(run_settings_t, f) + 0 * sizeof(_Generic(((run_settings_t *)0)->f, T: 1))
+
+/* After PLAN and the others above: its rows use them. */
+#include "suite/options/option_rows_after_tests.h"
 
 static const char *const placements[] = {"split", "colocated", NULL};
 static const char *const placement_text[] = {
@@ -170,22 +174,7 @@ const opt_row_t option_table[] = {
      .key = "repeat", .config = OPT_LT,
      .at = {.settings = 15, .config = 16},
      PLAN(repeat, int)},
-    {"--node-probe", NULL, OPT_NT | OPT_LT, OT_INT, OPT_FIELD(node_probe, int), NONE, .lo = 1,
-     .hi = 1000, .metavar = "ROUNDS",
-     .help = "after the tests, time every node against others\n"
-             "in ROUNDS rounds of disjoint pairs, to name a slow\n"
-             "node (results JSON node_probe; default: off)",
-     PLAN(node_probe, int)},
-    {"--all-pairs", NULL, OPT_NT, OT_FLAG, OPT_FIELD(all_pairs, int), NONE,
-     .help = "after the tests, the N x N node matrix of\n"
-             "bandwidth and latency, each pair measured while\n"
-             "all others stream (shift pattern; results JSON\n"
-             "all_pairs; default: off)",
-     PLAN(all_pairs, int)},
-    {"--all-pairs-bytes", NULL, OPT_NT, OT_LONG, OPT_FIELD(all_pairs_bytes, long), NONE,
-     .lo = 8, .hi = 1073741824.0, .def = 1048576, .def_text = "1048576", .metavar = "B",
-     .help = "bytes of each --all-pairs bandwidth message\n(default {default})",
-     PLAN(all_pairs_bytes, long)},
+    OPTION_ROWS_AFTER_TESTS
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",
