@@ -85,6 +85,23 @@ def test_the_matrix_and_its_summary(harness, tmp_path):
                      "\n".join(block), re.M), block
 
 
+def test_parse_and_table_read_a_run_with_the_matrix(harness, tmp_path):
+    # The summary's lines are not a table: `gpcnet parse` gives the same
+    # table as the JSON (the matrix stays in the JSON), `gpcnet table`
+    # reads the JSON with its all_pairs member.
+    p, doc = run_all_pairs(harness, tmp_path, 3)
+    text = tmp_path / "out.txt"
+    text.write_text(p.stdout)
+    parsed = gpcnet("parse", text, "-o", tmp_path / "parsed.json")
+    assert parsed.returncode == 0, parsed.stderr
+    got = harness.load_json(tmp_path / "parsed.json")
+    assert [(t["title"], [r["name"] for r in t["rows"]]) for t in got["tables"]] == \
+        [(t["title"], [r["name"] for r in t["rows"]]) for t in doc["tables"]]
+    assert "all_pairs" not in got
+    table = gpcnet("table", tmp_path / "network_test.json")
+    assert table.returncode == 0 and "| network_test | 3 |" in table.stdout, table.stderr
+
+
 def test_the_report_names_the_slow_node(harness, tmp_path, shim):
     env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "3", "GPCNET_SLOW_USEC": SLOW_USEC,
            "GPCNET_SLOW_TAGS": _tag("TAG_ALL_PAIRS_BW")}
