@@ -79,7 +79,7 @@ def test_the_matrix_and_its_summary(harness, tmp_path):
         assert q["mib_s"] == bw[q["from"]][q["to"]] and q["usec"] == ap["latency_usec"][q["from"]][q["to"]]
     assert doc["phases"][-1]["name"] == "all_pairs"
     block = p.stdout[p.stdout.index("All-pairs matrix: 5 nodes"):].splitlines()
-    assert len(block) == 10 and all(len(line) <= 80 for line in block), block
+    assert len(block) == 11 and all(len(line) <= 80 for line in block), block
     slowest = pairs[0]
     assert re.search(rf"^    {re.escape(ap['nodes'][slowest['from']])} +-> {re.escape(ap['nodes'][slowest['to']])} ",
                      "\n".join(block), re.M), block

@@ -21,7 +21,9 @@
 #define ALL_PAIRS_REPS 3         /* timed repetitions per shift; the median is kept */
 #define ALL_PAIRS_LAT_BYTES 8    /* the latency message */
 #define ALL_PAIRS_LAT_REPS 5     /* timed round trips per shift; the median is kept */
+#ifndef ALL_PAIRS_MATRIX_MAX /* a build may lower it (-D) to try the path above it */
 #define ALL_PAIRS_MATRIX_MAX 1024 /* above: per-node means and the slowest pairs only */
+#endif
 #define ALL_PAIRS_WORST 32       /* slowest pairs kept (by bandwidth) */
 
 typedef struct {

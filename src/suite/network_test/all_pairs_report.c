@@ -95,19 +95,22 @@ static double middle(const double *cells, const double *means, int n, int full)
 void all_pairs_print(FILE *f, const run_t *run, const all_pairs_t *ap)
 {
     int n = ap->n_nodes;
-    const char *of = ap->full ? "median" : "median of node means";
-    fprintf(f, "\nAll-pairs matrix: %d nodes, shift pattern, one rank per node\n", n);
-    fprintf(f, "  bandwidth (%ld B x %d), MiB/s: min %.1f, %s %.1f, max %.1f\n", ap->bytes,
-            ALL_PAIRS_MESSAGES, ap->min_mib_s, of,
+    fprintf(f, "\nAll-pairs matrix: %d nodes, one rank per node, shift pattern\n", n);
+    fprintf(f, "  messages: %d x %ld B (bandwidth), %d B (latency)\n", ALL_PAIRS_MESSAGES, ap->bytes,
+            ALL_PAIRS_LAT_BYTES);
+    fprintf(f, "  bandwidth MiB/s: min %.1f, median %.1f, max %.1f\n", ap->min_mib_s,
             middle(ap->mib_s, ap->recv_mib_s, n, ap->full), ap->max_mib_s);
-    fprintf(f, "  latency (%d B), usec: min %.1f, %s %.1f, max %.1f\n", ALL_PAIRS_LAT_BYTES,
-            ap->min_usec, of, middle(ap->usec, ap->recv_usec, n, ap->full), ap->max_usec);
+    fprintf(f, "  latency usec: min %.1f, median %.1f, max %.1f\n", ap->min_usec,
+            middle(ap->usec, ap->recv_usec, n, ap->full), ap->max_usec);
     fprintf(f, "  slowest pairs (sender -> receiver):\n");
     for (int c = 0; c < ap->n_worst && c < PRINT_SLOWEST; c++) {
         const char *a = node_name(run, ap->worst[c].from), *b = node_name(run, ap->worst[c].to);
         fprintf(f, "    %-*.*s -> %-*.*s %9.1f MiB/s\n", NAME_COLUMNS, NAME_COLUMNS,
                 a ? a : "?", NAME_COLUMNS, NAME_COLUMNS, b ? b : "?", ap->worst[c].mib_s);
     }
-    fprintf(f, "  (the %s in results JSON all_pairs)\n",
-            ap->full ? "matrix" : "per-node means and slowest pairs");
+    if (ap->full)
+        fprintf(f, "  (the matrix in results JSON all_pairs)\n");
+    else
+        fprintf(f, "  (above %d nodes: medians of the nodes' means; no matrix kept)\n",
+                ALL_PAIRS_MATRIX_MAX);
 }
