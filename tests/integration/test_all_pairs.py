@@ -78,6 +78,7 @@ def test_the_matrix_and_its_summary(harness, tmp_path):
     for q in pairs:
         assert q["mib_s"] == bw[q["from"]][q["to"]] and q["usec"] == ap["latency_usec"][q["from"]][q["to"]]
     assert doc["phases"][-1]["name"] == "all_pairs"
+    assert "] all-pairs: shift 1 of 4 (5 nodes)" in p.stderr  # a progress line, unless --quiet
     block = p.stdout[p.stdout.index("All-pairs matrix: 5 nodes"):].splitlines()
     assert len(block) == 11 and all(len(line) <= 80 for line in block), block
     slowest = pairs[0]

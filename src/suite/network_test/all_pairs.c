@@ -9,6 +9,8 @@
 #include "infra/comm_mem.h"
 #include "infra/fatal.h"
 #include "infra/pair_exchange.h"
+#include "infra/progress.h"
+#include "infra/watchdog.h"
 #include "suite/record/phase_end.h"
 
 #define TAG_ALL_PAIRS_BW 4501
@@ -175,12 +177,14 @@ void all_pairs_run(run_t *run, all_pairs_t *ap)
         rank0_alloc(ap);
         got = xmalloc(sizeof(double) * 2 * (size_t)n);
     }
+    watchdog_note_step("all_pairs", "shift pattern"); /* what a deadline's message names */
     MPI_Barrier(run->world);
     double start = MPI_Wtime();
     if (leader) {
         s.out = comm_alloc((size_t)s.bytes);
         s.in = comm_alloc((size_t)s.bytes);
         for (int k = 1; k < n; k++) {
+            progress_note(k == 1, "all-pairs: shift %d of %d (%d nodes)", k, n - 1, n);
             int src = (s.me - k + n) % n, dst = (s.me + k) % n;
             double mine[2] = {bandwidth_in(&s, src, dst), latency_out(&s, src, dst)};
             MPI_Gather(mine, 2, MPI_DOUBLE, got, 2, MPI_DOUBLE, root, s.leaders);
