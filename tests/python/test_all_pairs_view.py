@@ -116,7 +116,7 @@ def test_the_report_shows_the_heat_map_and_names_the_host():
     m[6, :] *= 0.05
     m[:, 6] *= 0.05
     html = report_run.render(with_matrix(m), "r.json")
-    assert 'id="fig-all-pairs"' in html
+    assert 'id="fig-all-pairs"' in html and 'id="fig-all-pairs-latency"' in html
     assert 'Hosts behind slow links: <strong class="slow">nid006</strong>.' in html
     assert "<image" not in html  # vector, no embedded bitmap
     assert "Hosts behind slow links: none." in report_run.render(with_matrix(noisy(8, 4)), "r.json")
@@ -128,6 +128,10 @@ def test_a_large_matrix_is_drawn_in_blocks_that_keep_a_slow_cell():
     shown, step = all_pairs_figure.blocks(np.where(np.eye(200, dtype=bool), np.nan, m))
     assert step == 4 and shown.shape == (50, 50)
     assert shown[150 // 4, 0] == 1.0
+    high = np.where(np.eye(200, dtype=bool), np.nan, np.full((200, 200), 5.0))
+    high[7, 190] = 900.0
+    shown, _ = all_pairs_figure.blocks(high, worst=np.nanmax)
+    assert shown[1, 47] == 900.0 and np.nanmin(shown) == 5.0
     assert all_pairs_figure.figure(with_matrix(m)) is not None
 
 

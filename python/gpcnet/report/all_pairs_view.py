@@ -53,7 +53,12 @@ def section_body(doc: dict, figs) -> Markup:
     if all_pairs.matrix(doc) is None:
         return intro + fmt('<p class="note">{} nodes: above {}, the document keeps the per-node means '
                            'and the slowest pairs only, no matrix.</p>', len(label), ap["matrix_max_nodes"]) + table
-    caption = "Bandwidth of every pair, sender (row) to receiver (column)"
+    blocks = ""
     if len(label) > all_pairs_figure.MAX_CELLS:
-        caption += "; drawn in blocks of nodes, each the slowest of its cells"
-    return intro + figs.embed(all_pairs_figure.figure(doc), "all-pairs", caption + ".") + table
+        blocks = "; drawn in blocks of nodes, each the worst of its cells"
+    return (intro + figs.embed(all_pairs_figure.figure(doc), "all-pairs",
+                               f"Bandwidth of every pair, sender (row) to receiver (column){blocks}.")
+            + figs.embed(all_pairs_figure.figure(doc, "latency_usec"), "all-pairs-latency",
+                         f"Latency of every pair (half the round trip of 8 B), dark where high{blocks}; "
+                         "drawn, not judged: the hosts named are those of the bandwidth.")
+            + table)
