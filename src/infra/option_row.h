@@ -65,8 +65,10 @@ typedef struct {
     const char *alias;  /* "-v", or NULL */
     int scope;          /* programs that accept it (OPT_NT | ...) with this row's help */
     opt_type_t type;
-    size_t field;       /* offsetof(options_t, ...) (OPT_FIELD checks its type); in a
-                         * kernel's row, offsetof in its parameter struct (KERNEL_FIELD) */
+    size_t field;       /* offsetof(options_t, ...): a setting the run takes as given
+                         * is in options_t.set, which the plan copies whole
+                         * (SET, suite/run_settings.h); in a kernel's row, offsetof
+                         * in its parameter struct (KERNEL_FIELD) */
     size_t given;       /* offsetof of its int *_given flag, or OPT_NO_FIELD */
 
     /* Limits and how a bad value is described. */
@@ -96,15 +98,13 @@ typedef struct {
     int official;
     int config;         /* programs whose config carries the key */
     int config_null;    /* CONFIG_NULL_*: null instead of the key left out */
+    int config_set;     /* the key only when not the default (as .show_set) */
     opt_at_t at;        /* where the key goes in the records (first row of a key) */
-    /* Where the resolved value lives in the run plan: 1 + its offset in
-     * the plan's settings (suite/run_settings.h), copied there as the type
-     * says; 0: the plan derives it otherwise (or not at all). */
-    size_t plan;
 
     /* The settings line "   label = value unit note" (network_test and
      * network_load_test): .show_set: only when not the default; choices are
-     * printed with .choice_text. */
+     * printed with .choice_text, a --burst-sweep grid as option_burst.h
+     * writes it. */
     const char *label;
     const char *unit;
     const char *show_note;
@@ -116,6 +116,26 @@ typedef struct {
      * first row of that name. */
     int variant;
 } opt_row_t;
+
+/* The bytes of a number, flag or choice of type (the types a kernel row
+ * may declare), 0 for any other type. */
+static inline size_t opt_number_size(opt_type_t type)
+{
+    switch (type) {
+    case OT_FLAG:
+    case OT_INT:
+    case OT_CHOICE:
+        return sizeof(int);
+    case OT_LONG:
+        return sizeof(long);
+    case OT_U64:
+        return sizeof(uint64_t);
+    case OT_DOUBLE:
+        return sizeof(double);
+    default:
+        return 0;
+    }
+}
 
 /* The largest parameter struct a kernel may declare (KERNEL_OPTIONS
  * refuses a larger one at compile time). */

@@ -33,8 +33,8 @@ static int plan_tests(run_plan_t *p, const options_t *o, int load)
         p->tests[i] = (canary_plan_t){.kernel = k,
                                       .params = kernel_options_canary_params(k, o),
                                       .limits = lim,
-                                      .time_limit = o->time_limit,
-                                      .converge_tol = o->converge,
+                                      .time_limit = p->set.time_limit,
+                                      .converge_tol = p->set.converge_tol,
                                       .ring_seed = o->ring_seed};
         canary_display_name(k, &p->tests[i].params, p->tests[i].name, sizeof(p->tests[i].name));
     }
@@ -153,18 +153,13 @@ void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64
 {
     memset(p, 0, sizeof(*p));
     p->program = program;
-    /* The settings taken as given: each where its row says. */
-    for (int i = 0; i < option_count(); i++) {
-        const opt_row_t *r = option_row(i);
-        if (r->plan && !r->variant)
-            memcpy((char *)&p->set + r->plan - 1, option_field(o, r), option_value_size(r->type));
-    }
+    p->set = o->set; /* the settings taken as given, as their rows parsed them */
     int tests_default = plan_tests(p, o, program == PROGRAM_NETWORK_LOAD_TEST);
     int congestors_default = plan_congestors(p, o);
     option_runs_t runs = {kernel_runs, p};
     p->official_default = options_non_default(o, program, tests_default, congestors_default,
                                               &runs, p->non_default, sizeof(p->non_default)) == 0;
-    if (program == PROGRAM_NETWORK_CONGESTOR && o->flows[0]) {
+    if (program == PROGRAM_NETWORK_CONGESTOR && o->set.flows_file[0]) {
         /* The flow list is the traffic: one kernel, the flows. */
         p->flows = 1;
         p->n_congestors = 0;

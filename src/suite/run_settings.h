@@ -1,17 +1,23 @@
-/* The settings a run takes as given, where their resolved values live in
- * the run plan (run_plan_t.set): each is one option's value, copied from
- * the options by run_plan_build as the option's row says (opt_row_t.plan,
- * suite/option_table.c), so adding such an option is its row, its member
- * here and the code that reads it. Pure: types only. */
+/* The settings a run takes as given: each is one option's value, parsed
+ * straight into options_t.set by the option's row (its .field names the
+ * member, suite/options/option_table.c) and copied whole into the run plan
+ * (run_plan_t.set), where the programs read it. So a general option the
+ * run takes as given is its row, its member here and the code that reads
+ * plan->set (docs/design.md#adding-an-option). Pure: types only. */
 #ifndef GPCNET_RUN_SETTINGS_H
 #define GPCNET_RUN_SETTINGS_H
 
-#include "suite/options/options.h"
+#define OPT_PATH_MAX 4096
+
+typedef enum { PLACEMENT_SPLIT, PLACEMENT_COLOCATED } placement_kind_t;
 
 typedef struct {
     /* Every test and pass. */
     double time_limit;
-    double converge_tol;
+    double converge_tol; /* --converge (0: off) */
+    /* network_test --all-pairs: bytes of its bandwidth messages (beside
+     * the doubles, so the struct has no padding; test_option_table) */
+    long all_pairs_bytes;
 
     /* The load sequence. */
     int repeat;          /* >= 1 */
@@ -19,7 +25,6 @@ typedef struct {
     int timeline;        /* --timeline */
     int node_probe;      /* rounds of the per-node probe (0: none) */
     int all_pairs;       /* network_test: the all-pairs matrix (0: none) */
-    long all_pairs_bytes;
     placement_kind_t placement;
     double canary_fraction;
 
@@ -28,7 +33,7 @@ typedef struct {
     double report_interval;
     char start_file[OPT_PATH_MAX];
     char stop_file[OPT_PATH_MAX];
-    char flows_file[OPT_PATH_MAX];
+    char flows_file[OPT_PATH_MAX]; /* --flows (empty: the kernels) */
 
     /* Output and the run's surroundings. */
     int verbose, quiet, force;

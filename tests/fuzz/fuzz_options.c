@@ -36,10 +36,11 @@ static void check_list(const int *idx, const int *weights, int n, int catalogue_
 static void check_accepted(const options_t *o, program_t program)
 {
     FUZZ_CHECK(o->program == program);
-    FUZZ_CHECK(isfinite(o->time_limit) && o->time_limit > 0.0 && o->time_limit <= 86400.0);
-    FUZZ_CHECK(isfinite(o->canary_fraction) && o->canary_fraction > 0.0 &&
-               o->canary_fraction <= 0.9);
-    FUZZ_CHECK(isfinite(o->deadline) && o->deadline >= 0.0 && o->deadline <= 1e7);
+    FUZZ_CHECK(isfinite(o->set.time_limit) && o->set.time_limit > 0.0 &&
+               o->set.time_limit <= 86400.0);
+    FUZZ_CHECK(isfinite(o->set.canary_fraction) && o->set.canary_fraction > 0.0 &&
+               o->set.canary_fraction <= 0.9);
+    FUZZ_CHECK(isfinite(o->set.deadline) && o->set.deadline >= 0.0 && o->set.deadline <= 1e7);
     check_list(o->tests, NULL, o->n_tests, tests.count);
     check_list(o->congestors, o->congestor_weights, o->n_congestors, congestors.count);
     FUZZ_CHECK(o->measurements == -1 || (o->measurements >= 1 && o->measurements <= 10000000L));
@@ -50,32 +51,33 @@ static void check_accepted(const options_t *o, program_t program)
                (o->congestor_measurements >= 1 && o->congestor_measurements <= 10000000L));
     FUZZ_CHECK(o->congestor_iterations == -1 ||
                (o->congestor_iterations >= 1 && o->congestor_iterations <= 10000000L));
-    FUZZ_CHECK(o->nics_per_node >= 1 && o->nics_per_node <= 1024);
-    FUZZ_CHECK(o->emulate_ppn >= 0 && o->emulate_ppn <= 1000000);
-    FUZZ_CHECK(o->emulate_nodes >= 0 && o->emulate_nodes <= 1000000);
-    FUZZ_CHECK(!(o->emulate_ppn && o->emulate_nodes));
+    FUZZ_CHECK(o->set.nics_per_node >= 1 && o->set.nics_per_node <= 1024);
+    FUZZ_CHECK(o->set.emulate_ppn >= 0 && o->set.emulate_ppn <= 1000000);
+    FUZZ_CHECK(o->set.emulate_nodes >= 0 && o->set.emulate_nodes <= 1000000);
+    FUZZ_CHECK(!(o->set.emulate_ppn && o->set.emulate_nodes));
     FUZZ_CHECK(o->seed <= 2147483647ULL && o->ring_seed <= 2147483647ULL);
-    FUZZ_CHECK(memchr(o->output_dir, '\0', sizeof(o->output_dir)) != NULL);
-    FUZZ_CHECK(o->output_dir[0] != '\0');
-    FUZZ_CHECK(memchr(o->json_path, '\0', sizeof(o->json_path)) != NULL);
-    FUZZ_CHECK(o->repeat >= 1 && o->repeat <= 1000);
-    FUZZ_CHECK(o->converge == 0.0 || (o->converge > 0.0 && o->converge < 1.0));
+    FUZZ_CHECK(memchr(o->set.output_dir, '\0', sizeof(o->set.output_dir)) != NULL);
+    FUZZ_CHECK(o->set.output_dir[0] != '\0');
+    FUZZ_CHECK(memchr(o->set.json_path, '\0', sizeof(o->set.json_path)) != NULL);
+    FUZZ_CHECK(o->set.repeat >= 1 && o->set.repeat <= 1000);
+    FUZZ_CHECK(o->set.converge_tol == 0.0 ||
+               (o->set.converge_tol > 0.0 && o->set.converge_tol < 1.0));
     FUZZ_CHECK(o->congestor_bytes >= 8 && o->congestor_bytes <= 64L * 1024 * 1024 &&
                o->congestor_bytes % 8 == 0);
-    FUZZ_CHECK(o->placement == PLACEMENT_SPLIT || o->placement == PLACEMENT_COLOCATED);
-    FUZZ_CHECK(isfinite(o->duration) && o->duration >= 0.0);
-    FUZZ_CHECK(isfinite(o->report_interval) && o->report_interval > 0.0);
-    FUZZ_CHECK(!(o->flows[0] && o->n_congestors));
+    FUZZ_CHECK(o->set.placement == PLACEMENT_SPLIT || o->set.placement == PLACEMENT_COLOCATED);
+    FUZZ_CHECK(isfinite(o->set.duration) && o->set.duration >= 0.0);
+    FUZZ_CHECK(isfinite(o->set.report_interval) && o->set.report_interval > 0.0);
+    FUZZ_CHECK(!(o->set.flows_file[0] && o->n_congestors));
     if (program != PROGRAM_NETWORK_CONGESTOR) {
         /* network_congestor's own settings keep their defaults. */
-        FUZZ_CHECK(o->duration == 0.0 && o->report_interval == 5.0);
-        FUZZ_CHECK(!o->start_file[0] && !o->stop_file[0] && !o->flows[0]);
+        FUZZ_CHECK(o->set.duration == 0.0 && o->set.report_interval == 5.0);
+        FUZZ_CHECK(!o->set.start_file[0] && !o->set.stop_file[0] && !o->set.flows_file[0]);
     } else {
-        FUZZ_CHECK(o->n_tests == 0 && o->converge == 0.0 && o->repeat == 1);
+        FUZZ_CHECK(o->n_tests == 0 && o->set.converge_tol == 0.0 && o->set.repeat == 1);
     }
     if (program == PROGRAM_NETWORK_TEST) {
         /* Load-test-only settings keep their defaults. */
-        FUZZ_CHECK(o->n_congestors == 0 && !o->seed_given && o->canary_fraction == 0.2);
+        FUZZ_CHECK(o->n_congestors == 0 && !o->seed_given && o->set.canary_fraction == 0.2);
         FUZZ_CHECK(o->congestor_measurements == -1 && o->congestor_iterations == -1);
     }
 }

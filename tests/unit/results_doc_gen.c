@@ -201,8 +201,8 @@ int main(int argc, char **argv)
     static run_t run;
     static run_plan_t plan;
     options_defaults(&run.opt, PROGRAM_NETWORK_LOAD_TEST);
-    run.opt.node_probe = rounds;
-    run.opt.force = 1;
+    run.opt.set.node_probe = rounds;
+    run.opt.set.force = 1;
     run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_LOAD_TEST, 12345);
     plan.set.nics_per_node = nics;
     snprintf(plan.set.output_dir, sizeof(plan.set.output_dir), "results");

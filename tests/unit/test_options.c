@@ -33,33 +33,33 @@ int main(void)
 {
     /* Defaults are the published ones (docs/method.md#official-defaults). */
     CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
-    CHECK(o.time_limit == 10.0 && o.canary_fraction == 0.2 && !o.seed_given);
+    CHECK(o.set.time_limit == 10.0 && o.set.canary_fraction == 0.2 && !o.seed_given);
     CHECK(o.n_tests == 0 && o.n_congestors == 0 && o.measurements == -1 && o.warmup == -1);
-    CHECK(o.emulate_ppn == 0 && o.emulate_nodes == 0 && o.nics_per_node == 1);
-    CHECK(strcmp(o.output_dir, ".") == 0 && o.json_path[0] == '\0');
+    CHECK(o.set.emulate_ppn == 0 && o.set.emulate_nodes == 0 && o.set.nics_per_node == 1);
+    CHECK(strcmp(o.set.output_dir, ".") == 0 && o.set.json_path[0] == '\0');
 
     CHECK(parse(LOAD, "--help", NULL, NULL) == OPT_HELP);
     CHECK(parse(LOAD, "-h", "--bogus", NULL) == OPT_ERROR); /* errors win over help */
     CHECK(parse(NET, "--version", NULL, NULL) == OPT_VERSION);
 
     CHECK(parse(LOAD, "--seed", "42", "--verbose") == OPT_RUN);
-    CHECK(o.seed_given && o.seed == 42 && o.verbose);
+    CHECK(o.seed_given && o.seed == 42 && o.set.verbose);
     CHECK(parse(LOAD, "--seed=time", NULL, NULL) == OPT_RUN && !o.seed_given);
     CHECK(parse(LOAD, "--time-limit=0.25", "--quiet", NULL) == OPT_RUN);
-    CHECK(o.time_limit == 0.25 && o.quiet);
+    CHECK(o.set.time_limit == 0.25 && o.set.quiet);
     CHECK(parse(LOAD, "--congestors", "rma-bcast:2,a2a", NULL) == OPT_RUN);
     CHECK(o.n_congestors == 2 && o.congestors[0] == 3 && o.congestor_weights[0] == 2 &&
           o.congestors[1] == 0 && o.congestor_weights[1] == 1);
     CHECK(parse(NET, "--tests", "multiple_allreduce,rr_two_sided_lat", NULL) == OPT_RUN);
     CHECK(o.n_tests == 2 && o.tests[0] == 2 && o.tests[1] == 0);
     CHECK(parse(NET, "--emulate-nodes", "4", "--force") == OPT_RUN);
-    CHECK(o.emulate_ppn == 4 && o.force);
+    CHECK(o.set.emulate_ppn == 4 && o.set.force);
     CHECK(parse(NET, "--measurements", "3", "--iterations=5") == OPT_RUN);
     CHECK(o.measurements == 3 && o.iterations == 5);
     CHECK(parse(NET, "--output-dir", "/tmp/x", "--json=/tmp/y.json") == OPT_RUN);
-    CHECK(strcmp(o.output_dir, "/tmp/x") == 0 && strcmp(o.json_path, "/tmp/y.json") == 0);
+    CHECK(strcmp(o.set.output_dir, "/tmp/x") == 0 && strcmp(o.set.json_path, "/tmp/y.json") == 0);
     CHECK(parse(LOAD, "--canary-fraction", "0.5", "--nics-per-node=2") == OPT_RUN);
-    CHECK(o.canary_fraction == 0.5 && o.nics_per_node == 2);
+    CHECK(o.set.canary_fraction == 0.5 && o.set.nics_per_node == 2);
 
     BAD(LOAD, "--bogus", NULL, NULL, "unknown option '--bogus'");
     BAD(LOAD, "stray", NULL, NULL, "unexpected argument 'stray'");
@@ -71,9 +71,9 @@ int main(void)
     BAD(LOAD, "--time-limit", "1e999", NULL, "--time-limit");
     /* A number is written in decimal (suite/options/option_number.h): an exponent
      * is decimal too; hexadecimal, inf, blanks and signs alone are not. */
-    CHECK(parse(LOAD, "--time-limit", "1e1", NULL) == OPT_RUN && o.time_limit == 10.0);
-    CHECK(parse(LOAD, "--time-limit", ".5", NULL) == OPT_RUN && o.time_limit == 0.5);
-    CHECK(parse(LOAD, "--time-limit", "+2.", NULL) == OPT_RUN && o.time_limit == 2.0);
+    CHECK(parse(LOAD, "--time-limit", "1e1", NULL) == OPT_RUN && o.set.time_limit == 10.0);
+    CHECK(parse(LOAD, "--time-limit", ".5", NULL) == OPT_RUN && o.set.time_limit == 0.5);
+    CHECK(parse(LOAD, "--time-limit", "+2.", NULL) == OPT_RUN && o.set.time_limit == 2.0);
     BAD(LOAD, "--time-limit", "0x10", NULL, "--time-limit: expected a number");
     BAD(LOAD, "--time-limit", "0x1p3", NULL, "--time-limit: expected a number");
     BAD(LOAD, "--time-limit", "inf", NULL, "--time-limit: expected a number");
@@ -121,18 +121,18 @@ int main(void)
 
     /* Experiments in one job (docs/method.md#sweep) and the knobs. */
     CHECK(parse(LOAD, NULL, NULL, NULL) == OPT_RUN);
-    CHECK(o.repeat == 1 && !o.congestor_sweep && o.converge == 0.0 &&
-          o.congestor_bytes == 4096 && o.placement == PLACEMENT_SPLIT);
+    CHECK(o.set.repeat == 1 && !o.set.congestor_sweep && o.set.converge_tol == 0.0 &&
+          o.congestor_bytes == 4096 && o.set.placement == PLACEMENT_SPLIT);
     CHECK(parse(LOAD, "--congestor-sweep", "--repeat", "3") == OPT_RUN);
-    CHECK(o.congestor_sweep && o.repeat == 3);
-    CHECK(parse(NET, "--converge", "0.05", NULL) == OPT_RUN && o.converge == 0.05);
+    CHECK(o.set.congestor_sweep && o.set.repeat == 3);
+    CHECK(parse(NET, "--converge", "0.05", NULL) == OPT_RUN && o.set.converge_tol == 0.05);
     CHECK(parse(LOAD, "--congestor-bytes", "65536", "--placement=colocated") == OPT_RUN);
-    CHECK(o.congestor_bytes == 65536 && o.placement == PLACEMENT_COLOCATED);
-    CHECK(parse(CONG, "--duration", "2.5", "--quiet") == OPT_RUN && o.duration == 2.5);
+    CHECK(o.congestor_bytes == 65536 && o.set.placement == PLACEMENT_COLOCATED);
+    CHECK(parse(CONG, "--duration", "2.5", "--quiet") == OPT_RUN && o.set.duration == 2.5);
     CHECK(parse(CONG, "--stop-file", "/tmp/stop", "--start-file=/tmp/go") == OPT_RUN);
-    CHECK(strcmp(o.stop_file, "/tmp/stop") == 0 && strcmp(o.start_file, "/tmp/go") == 0);
+    CHECK(strcmp(o.set.stop_file, "/tmp/stop") == 0 && strcmp(o.set.start_file, "/tmp/go") == 0);
     CHECK(parse(CONG, "--report-interval", "0.5", "--congestors=rma_bcast") == OPT_RUN);
-    CHECK(o.report_interval == 0.5 && o.n_congestors == 1 && o.congestors[0] == 3);
+    CHECK(o.set.report_interval == 0.5 && o.n_congestors == 1 && o.congestors[0] == 3);
     BAD(LOAD, "--repeat", "0", NULL, "--repeat: expected a whole number from 1 to 1000");
     BAD(LOAD, "--converge", "-1", NULL, "--converge: expected a relative tolerance > 0 and < 1");
     BAD(LOAD, "--converge", "2", NULL, "--converge: expected a relative tolerance");

@@ -115,8 +115,8 @@ int main(void)
 
     /* Every entry carries what canary_measure and congestor_pass read. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
-    o.time_limit = 12.5;
-    o.converge = 0.05;
+    o.set.time_limit = 12.5;
+    o.set.converge_tol = 0.05;
     o.ring_seed = 99;
     o.congestor_measurements = 3;
     o.congestor_iterations = 16;
@@ -137,7 +137,7 @@ int main(void)
     /* The seeds of every repetition are in the plan: --seed's value each
      * time, or the clock's seed plus the repetition's index. */
     options_defaults(&o, PROGRAM_NETWORK_LOAD_TEST);
-    o.repeat = 3;
+    o.set.repeat = 3;
     run_plan_build(&c, &o, PROGRAM_NETWORK_LOAD_TEST, 1000);
     CHECK(c.seed_from_time == 1);
     CHECK(c.seeds[0] == 1000 && c.seeds[1] == 1001 && c.seeds[2] == 1002);
@@ -168,7 +168,7 @@ int main(void)
 
     /* network_congestor --flows: the plan's one congestor is the flows kernel. */
     options_defaults(&o, PROGRAM_NETWORK_CONGESTOR);
-    snprintf(o.flows, sizeof(o.flows), "pairs.txt");
+    snprintf(o.set.flows_file, sizeof(o.set.flows_file), "pairs.txt");
     run_plan_build(&c, &o, PROGRAM_NETWORK_CONGESTOR, 0);
     CHECK(c.flows == 1 && c.n_congestors == 1 && c.weights[0] == 1);
     CHECK(strcmp(c.congestors[0].kernel->id, "flows") == 0);

@@ -143,10 +143,10 @@ int option_burst_sweep_parse(const char *opt, const char *val, burst_sweep_t *g,
 static int burst_sweep_check(const options_t *o, char *err, size_t errlen)
 {
     const burst_sweep_t *g = &o->burst_sweep;
-    const char *other = o->burst[0] > 0.0            ? "--burst (each cell has its own ON,OFF)"
-                        : o->burst_intensity != 1.0 ? "--burst-intensity (use INTENSITY=LIST)"
-                        : o->congestor_sweep         ? "--congestor-sweep (one sweep per run)"
-                                                     : NULL;
+    const char *other = o->burst[0] > 0.0              ? "--burst (each cell has its own ON,OFF)"
+                        : o->burst_intensity != 1.0   ? "--burst-intensity (use INTENSITY=LIST)"
+                        : o->set.congestor_sweep      ? "--congestor-sweep (one sweep per run)"
+                                                      : NULL;
     if (other) {
         snprintf(err, errlen, "--burst-sweep cannot be combined with %s", other);
         return -1;
@@ -154,11 +154,11 @@ static int burst_sweep_check(const options_t *o, char *err, size_t errlen)
     double longest = 0.0;
     for (int i = 0; i < g->n_on; i++)
         longest = fmax(longest, g->on[i]);
-    if (longest >= o->time_limit) {
+    if (longest >= o->set.time_limit) {
         snprintf(err, errlen,
                  "--burst-sweep: the longest ON period (%g s) must be shorter than the time limit "
                  "(%g s per test), or no test sees a burst end",
-                 longest, o->time_limit);
+                 longest, o->set.time_limit);
         return -1;
     }
     return 0;
@@ -176,18 +176,18 @@ int option_burst_check(const options_t *o, char *err, size_t errlen)
     }
     if (!bursty)
         return 0;
-    if (o->program == PROGRAM_NETWORK_LOAD_TEST && o->burst[0] >= o->time_limit) {
+    if (o->program == PROGRAM_NETWORK_LOAD_TEST && o->burst[0] >= o->set.time_limit) {
         snprintf(err, errlen,
                  "--burst: the ON period (%g s) must be shorter than the time limit (%g s per "
                  "test), or no test sees a burst end",
-                 o->burst[0], o->time_limit);
+                 o->burst[0], o->set.time_limit);
         return -1;
     }
-    if (o->program == PROGRAM_NETWORK_CONGESTOR && o->duration > 0.0 &&
-        o->burst[0] >= o->duration) {
+    if (o->program == PROGRAM_NETWORK_CONGESTOR && o->set.duration > 0.0 &&
+        o->burst[0] >= o->set.duration) {
         snprintf(err, errlen,
                  "--burst: the ON period (%g s) must be shorter than --duration (%g s)",
-                 o->burst[0], o->duration);
+                 o->burst[0], o->set.duration);
         return -1;
     }
     return 0;
@@ -197,27 +197,22 @@ int option_burst_check(const options_t *o, char *err, size_t errlen)
 void option_burst_sweep_show(FILE *f, const options_t *o)
 {
     const burst_sweep_t *g = &o->burst_sweep;
-    const char *label[3] = {" ON (s)", "; OFF (s)", "; intensity"};
+    const char *label[3] = {"ON (s)", "; OFF (s)", "; intensity"};
     const double *lists[3] = {g->on, g->off, g->intensity};
     const int counts[3] = {g->n_on, g->n_off, g->n_intensity};
-    if (g->n_on == 0)
-        return;
-    fprintf(f, "   burst sweep =");
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < counts[l]; i++)
             fprintf(f, "%s%s%g", i ? "," : label[l], i ? "" : " ", lists[l][i]);
-    fprintf(f, "; jitter %g\n", o->burst_jitter);
+    fprintf(f, "; jitter %g", o->burst_jitter);
 }
 
-void option_burst_sweep_json(json_writer_t *w, const options_t *o)
+void option_burst_sweep_json(json_writer_t *w, const char *key, const options_t *o)
 {
     const burst_sweep_t *g = &o->burst_sweep;
     const char *keys[3] = {"on_s", "off_s", "intensity"};
     const double *lists[3] = {g->on, g->off, g->intensity};
     const int counts[3] = {g->n_on, g->n_off, g->n_intensity};
-    if (g->n_on == 0)
-        return;
-    jw_object_begin(w, "burst_sweep");
+    jw_object_begin(w, key);
     for (int l = 0; l < 3; l++) {
         jw_array_begin(w, keys[l]);
         for (int i = 0; i < counts[l]; i++)

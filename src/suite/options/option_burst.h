@@ -30,9 +30,10 @@ int option_burst_sweep_parse(const char *opt, const char *val, burst_sweep_t *g,
  * than the time limit. */
 int option_burst_check(const options_t *o, char *err, size_t errlen);
 
-/* The --burst-sweep grid (nothing without one): the settings line and the
- * config member "burst_sweep" (docs/results-json.md). */
+/* The --burst-sweep grid with the jitter: the value of its settings line
+ * ("ON (s) 0.01,0.05; OFF (s) 0.2; intensity 1; jitter 0") and its config
+ * member under key (docs/results-json.md). */
 void option_burst_sweep_show(FILE *f, const options_t *o);
-void option_burst_sweep_json(json_writer_t *w, const options_t *o);
+void option_burst_sweep_json(json_writer_t *w, const char *key, const options_t *o);
 
 #endif

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "suite/options/option_burst.h"
 
 static int is_load(const run_t *run)
 {
@@ -149,10 +148,10 @@ static void config_loops(json_writer_t *w, const run_t *run)
 static void show_nodes(const run_t *run)
 {
     const options_t *o = &run->opt;
-    if (o->emulate_ppn)
-        printf("   nodes = emulated, %d consecutive ranks per node\n", o->emulate_ppn);
-    else if (o->emulate_nodes)
-        printf("   nodes = emulated, %d equal groups of ranks\n", o->emulate_nodes);
+    if (o->set.emulate_ppn)
+        printf("   nodes = emulated, %d consecutive ranks per node\n", o->set.emulate_ppn);
+    else if (o->set.emulate_nodes)
+        printf("   nodes = emulated, %d equal groups of ranks\n", o->set.emulate_nodes);
     else
         printf("   nodes = shared-memory hosts\n");
 }
@@ -160,15 +159,15 @@ static void show_nodes(const run_t *run)
 static void config_nodes(json_writer_t *w, const run_t *run)
 {
     const options_t *o = &run->opt;
-    if (!o->emulate_ppn && !o->emulate_nodes) {
+    if (!o->set.emulate_ppn && !o->set.emulate_nodes) {
         jw_null(w, "emulated_nodes");
         return;
     }
     jw_object_begin(w, "emulated_nodes");
-    if (o->emulate_ppn)
-        jw_int(w, "ranks_per_node", o->emulate_ppn);
+    if (o->set.emulate_ppn)
+        jw_int(w, "ranks_per_node", o->set.emulate_ppn);
     else
-        jw_int(w, "nodes", o->emulate_nodes);
+        jw_int(w, "nodes", o->set.emulate_nodes);
     jw_object_end(w);
 }
 
@@ -228,32 +227,8 @@ static void config_burst(json_writer_t *w, const run_t *run)
     jw_object_end(w);
 }
 
-static void show_burst_sweep(const run_t *run)
-{
-    option_burst_sweep_show(stdout, &run->opt);
-}
-
-static void config_burst_sweep(json_writer_t *w, const run_t *run)
-{
-    option_burst_sweep_json(w, &run->opt);
-}
-
-static void show_timeline(const run_t *run)
-{
-    if (run->plan->set.timeline)
-        printf("   timeline = yes\n");
-}
-
-static void config_timeline(json_writer_t *w, const run_t *run)
-{
-    if (run->plan->set.timeline)
-        jw_bool(w, "timeline", 1);
-}
-
 static const option_hook_t hooks[] = {
     {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
-    {"burst_sweep", OPT_LT, show_burst_sweep, config_burst_sweep},
-    {"timeline", OPT_LT, show_timeline, config_timeline},
     {"official_default", OPT_ANY, show_official, config_official},
     {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
     {"congestors", OPT_LT, show_congestors, config_congestors},

@@ -268,14 +268,14 @@ static int check_exclusive(const options_t *o, char *err, size_t errlen)
 /* The probe runs inside the deadline's last seconds. */
 static int check_fault_probe(const options_t *o, char *err, size_t errlen)
 {
-    if (o->fault_probe <= 0.0)
+    if (o->set.fault_probe <= 0.0)
         return 0;
-    if (o->deadline <= 0.0)
+    if (o->set.deadline <= 0.0)
         return fail(err, errlen, "--fault-probe needs --deadline (the probe runs SEC seconds "
                                  "before it)");
-    if (o->fault_probe >= o->deadline)
-        return fail(err, errlen, "--fault-probe %g must be shorter than --deadline %g", o->fault_probe,
-                    o->deadline);
+    if (o->set.fault_probe >= o->set.deadline)
+        return fail(err, errlen, "--fault-probe %g must be shorter than --deadline %g",
+                    o->set.fault_probe, o->set.deadline);
     return 0;
 }
 
@@ -286,12 +286,12 @@ static int check_fault_probe(const options_t *o, char *err, size_t errlen)
 #define CANARY_NODES_MAX 999999
 static int check_canary_fraction(const options_t *o, char *err, size_t errlen)
 {
-    if (placement_min_nodes(o->canary_fraction, 0) > 0)
+    if (placement_min_nodes(o->set.canary_fraction, 0) > 0)
         return 0;
     return fail(err, errlen,
                 "--canary-fraction: %g leaves fewer than 2 canary nodes on any job of up to %d "
                 "nodes; expected a number of about %g or more, and <= 0.9",
-                o->canary_fraction, CANARY_NODES_MAX, 2.0 / CANARY_NODES_MAX);
+                o->set.canary_fraction, CANARY_NODES_MAX, 2.0 / CANARY_NODES_MAX);
 }
 
 opt_status_t options_parse(options_t *o, program_t program, int argc, char **argv,

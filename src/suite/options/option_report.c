@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suite/options/option_burst.h"
 #include "suite/options/option_hooks.h"
 #include "suite/options/option_table.h"
 
@@ -42,6 +43,9 @@ static void show_row(const opt_row_t *r, const options_t *o)
     case OT_CHOICE:
         printf("%s", (r->choice_text ? r->choice_text : r->choices)[*(const int *)f]);
         break;
+    case OT_BURST_SWEEP:
+        option_burst_sweep_show(stdout, o);
+        break;
     default:
         printf("%s", (const char *)f);
     }
@@ -71,7 +75,8 @@ static void config_row(json_writer_t *w, const opt_row_t *r, const options_t *o,
 {
     const void *f = option_field(o, r);
     if (!(r->config & option_program_bit(program)) ||
-        (r->config_null == CONFIG_NULL_AT_DEFAULT && !option_differs(o, r))) {
+        ((r->config_set || r->config_null == CONFIG_NULL_AT_DEFAULT) &&
+         !option_differs(o, r))) {
         if (r->config_null)
             jw_null(w, r->key);
         return;
@@ -94,6 +99,9 @@ static void config_row(json_writer_t *w, const opt_row_t *r, const options_t *o,
         break;
     case OT_CHOICE:
         jw_string(w, r->key, r->choices[*(const int *)f]);
+        break;
+    case OT_BURST_SWEEP:
+        option_burst_sweep_json(w, r->key, o);
         break;
     default:
         jw_string(w, r->key, (const char *)f);

@@ -31,25 +31,6 @@ const opt_row_t *option_row(int i)
     return i < option_table_count ? &option_table[i] : &kernel_rows[i - option_table_count];
 }
 
-/* The size of a field of a type kernels may declare, 0 for any other. */
-static size_t type_size(opt_type_t type)
-{
-    switch (type) {
-    case OT_FLAG:
-    case OT_INT:
-    case OT_CHOICE:
-        return sizeof(int);
-    case OT_LONG:
-        return sizeof(long);
-    case OT_U64:
-        return sizeof(uint64_t);
-    case OT_DOUBLE:
-        return sizeof(double);
-    default:
-        return 0;
-    }
-}
-
 /* The value at p as a row's default. */
 static double value_at(const void *p, opt_type_t type)
 {
@@ -101,7 +82,7 @@ int option_rows_install(const kernel_options_t *const *sets, const char *const *
         installed[n_installed++].base = base;
         for (int i = 0; i < k->n_rows; i++) {
             const opt_row_t *r = &k->rows[i];
-            size_t size = type_size(r->type);
+            size_t size = opt_number_size(r->type);
             if (!r->name || !r->help)
                 return refuse(err, errlen, r, "a row needs a name and a help text");
             if (!size)

@@ -1,26 +1,19 @@
 /* The option table (option_table.h): every option of the three programs,
- * in the order --help lists them; the rows of the phases after the tests
- * are option_rows_after_tests.h's. */
+ * in the order --help lists them. */
 #include "suite/options/option_table.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "suite/run_settings.h"
-
 /* offsetof of a field, refused at compile time unless it has type T. */
 #define OPT_FIELD(f, T) (offsetof(options_t, f) + 0 * sizeof(_Generic(((options_t *)0)->f, T: 1)))
 #define GIVEN(f) OPT_FIELD(f, int)
 #define NONE .given = OPT_NO_FIELD
-#define PATH(f) .type = OT_PATH, .field = OPT_FIELD(f, char *), NONE
-/* The plan's place of the value (run_settings.h), refused at compile time
- * unless it has type T. */
-#define PLAN(f, T) \
-    .plan = 1 + offsetof(run_settings_t, f) + 0 * sizeof(_Generic(((run_settings_t *)0)->f, T: 1))
-
-/* After PLAN and the others above: its rows use them. */
-#include "suite/options/option_rows_after_tests.h"
+/* A setting the run takes as given: its member of options_t.set, which
+ * the plan copies whole (suite/run_settings.h). */
+#define SET(f, T) OPT_FIELD(set.f, T)
+#define PATH(f) .type = OT_PATH, .field = SET(f, char *), NONE
 
 static const char *const placements[] = {"split", "colocated", NULL};
 static const char *const placement_text[] = {
@@ -36,16 +29,14 @@ const opt_row_t option_table[] = {
     {"--help", "-h", OPT_ANY, OT_HELP, OPT_NO_FIELD, NONE, .help = "show this help and exit"},
     {"--version", NULL, OPT_ANY, OT_VERSION, OPT_NO_FIELD, NONE,
      .help = "show the version and exit"},
-    {"--verbose", "-v", OPT_NT, OT_FLAG, OPT_FIELD(verbose, int), NONE,
+    {"--verbose", "-v", OPT_NT, OT_FLAG, SET(verbose, int), NONE,
      .help = "verbose tables: Min, Max, Avg(Worst), 99.9%", .key = "verbose",
      .config = OPT_ANY, .label = "verbose",
-     .at = {.settings = 21, .config = 11},
-     PLAN(verbose, int)},
+     .at = {.settings = 21, .config = 11}},
     {"--verbose", "-v", OPT_LT, .variant = 1,
      .help = "verbose tables: Min, Max, Avg(Worst), 99.9%,\nand the isolated congestor baselines"},
-    {"--quiet", "-q", OPT_ANY, OT_FLAG, OPT_FIELD(quiet, int), NONE,
-     .help = "no progress lines on stderr",
-     PLAN(quiet, int)},
+    {"--quiet", "-q", OPT_ANY, OT_FLAG, SET(quiet, int), NONE,
+     .help = "no progress lines on stderr"},
     {"--tests", NULL, OPT_NT, OT_TESTS, OPT_FIELD(tests, int *), NONE, .metavar = "LIST",
      .help = "tests to run in order (default: all {n_tests}" TESTS_HELP_TAIL, .key = "tests",
      .official = OPT_ANY,
@@ -61,14 +52,13 @@ const opt_row_t option_table[] = {
      .at = {.official = 3, .settings = 2, .config = 2}},
     {"--seed", NULL, OPT_LT, .variant = 1, .metavar = "N|time",
      .help = "placement seed" SEED_HELP_TAIL},
-    {"--canary-fraction", NULL, OPT_LT, OT_DOUBLE, OPT_FIELD(canary_fraction, double),
+    {"--canary-fraction", NULL, OPT_LT, OT_DOUBLE, SET(canary_fraction, double),
      GIVEN(canary_fraction_given), .lo = 0.0, .lo_open = 1, .hi = 0.9, .def = 0.2,
      .metavar = "F", .help = "share of nodes running canaries (default {default})",
      .key = "canary_fraction", .official = OPT_LT, .config = OPT_LT,
      .config_null = CONFIG_NULL_ELSEWHERE,
      .label = "canary fraction",
-     .at = {.official = 5, .settings = 4, .config = 4},
-     PLAN(canary_fraction, double)},
+     .at = {.official = 5, .settings = 4, .config = 4}},
     {"--congestors", NULL, OPT_LT, .variant = 1, .metavar = "LIST",
      .help = "congestor " CONGESTORS_HELP},
     /* Loop overrides: -1 keeps each kernel's own loops (congestor.h, the
@@ -116,72 +106,75 @@ const opt_row_t option_table[] = {
              "(quoted; INTENSITY default 1; up to 8 values\n"
              "each), then the steady one; prints the impact\n"
              "matrix by burst shape",
-     .key = "burst_sweep", .official = OPT_LT},
-    {"--timeline", NULL, OPT_LT, OT_FLAG, OPT_FIELD(timeline, int), NONE,
+     .key = "burst_sweep", .official = OPT_LT, .config = OPT_LT, .config_set = 1,
+     .label = "burst sweep", .show_set = 1},
+    {"--timeline", NULL, OPT_LT, OT_FLAG, SET(timeline, int), NONE,
      .help = "record the canaries' values over time and their\n"
              "Avg and 99% during and between bursts, and the\n"
              "recovery time after bursts, in the results JSON",
-     .key = "timeline",
-     PLAN(timeline, int)},
+     .key = "timeline", .config = OPT_LT, .config_set = 1, .label = "timeline", .show_set = 1},
     {"--congestor-iterations", NULL, OPT_NC, .variant = 1, .metavar = "N",
      .help = "iterations per pass (default 512, scaled)"},
-    {"--duration", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(duration, double), NONE, .lo = 0.0,
+    {"--duration", NULL, OPT_NC, OT_DOUBLE, SET(duration, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
      .help = "stop after SEC seconds (default: no limit)", .key = "duration",
-     .at = {.settings = 9},
-     PLAN(duration, double)},
+     .at = {.settings = 9}},
     {"--stop-file", NULL, OPT_NC, PATH(stop_file), .metavar = "PATH",
      .help = "stop once PATH exists (checked every pass)", .key = "stop_file",
      .label = "stop file", .show_set = 1,
-     .at = {.settings = 10},
-     PLAN(stop_file, char *)},
+     .at = {.settings = 10}},
     {"--start-file", NULL, OPT_NC, PATH(start_file), .metavar = "PATH",
      .help = "wait until PATH exists before congesting", .key = "start_file",
      .label = "start file", .show_set = 1,
-     .at = {.settings = 11},
-     PLAN(start_file, char *)},
-    {"--report-interval", NULL, OPT_NC, OT_DOUBLE, OPT_FIELD(report_interval, double), NONE,
+     .at = {.settings = 11}},
+    {"--report-interval", NULL, OPT_NC, OT_DOUBLE, SET(report_interval, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 5.0, .metavar = "SEC",
      .help = "seconds between bandwidth lines (default {default})", .key = "report_interval",
      .label = "report interval", .unit = " s",
-     .at = {.settings = 12},
-     PLAN(report_interval, double)},
-    {"--flows", NULL, OPT_NC, PATH(flows), .metavar = "FILE",
+     .at = {.settings = 12}},
+    {"--flows", NULL, OPT_NC, PATH(flows_file), .metavar = "FILE",
      .help = "instead of the kernels: point-to-point traffic\n"
-             "along 'SRC DST' node-name lines (bullies)",
-     PLAN(flows_file, char *)},
-    {"--placement", NULL, OPT_LT, OT_CHOICE, OPT_FIELD(placement, placement_kind_t), NONE,
+             "along 'SRC DST' node-name lines (bullies)"},
+    {"--placement", NULL, OPT_LT, OT_CHOICE, SET(placement, placement_kind_t), NONE,
      .choices = placements, .metavar = "KIND",
      .help = "split: congestors on 80% of the nodes, canaries on\n"
              "the rest (default, published); colocated: both on\n"
              "every node, half the ranks each (shared NICs)",
      .key = "placement", .official = OPT_ANY, .config = OPT_LT, .label = "placement",
      .choice_text = placement_text,
-     .at = {.official = 17, .settings = 13, .config = 18},
-     PLAN(placement, placement_kind_t)},
-    {"--congestor-sweep", NULL, OPT_LT, OT_FLAG, OPT_FIELD(congestor_sweep, int), NONE,
+     .at = {.official = 17, .settings = 13, .config = 18}},
+    {"--congestor-sweep", NULL, OPT_LT, OT_FLAG, SET(congestor_sweep, int), NONE,
      .help = "canaries under each congestor alone, then all\ntogether; prints the impact matrix",
      .key = "congestor_sweep", .official = OPT_ANY, .config = OPT_LT,
      .label = "congestor sweep", .show_note = " (each congestor alone, then all together)",
      .show_set = 1,
-     .at = {.official = 14, .settings = 14, .config = 15},
-     PLAN(congestor_sweep, int)},
-    {"--repeat", NULL, OPT_LT, OT_INT, OPT_FIELD(repeat, int), NONE, .lo = 1, .hi = OPT_MAX_REPEAT,
+     .at = {.official = 14, .settings = 14, .config = 15}},
+    {"--repeat", NULL, OPT_LT, OT_INT, SET(repeat, int), NONE, .lo = 1, .hi = OPT_MAX_REPEAT,
      .def = 1, .metavar = "N",
      .help = "repeat the whole run N times (fresh placement\n"
              "seed each unless --seed); prints mean, min, max\n"
              "and coefficient of variation of every value",
      .key = "repeat", .config = OPT_LT,
-     .at = {.settings = 15, .config = 16},
-     PLAN(repeat, int)},
-    OPTION_ROWS_AFTER_TESTS
-    {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(time_limit, double),
+     .at = {.settings = 15, .config = 16}},
+    {"--node-probe", NULL, OPT_NT | OPT_LT, OT_INT, SET(node_probe, int), NONE, .lo = 1,
+     .hi = 1000, .metavar = "ROUNDS",
+     .help = "after the tests, time every node against others\n"
+             "in ROUNDS rounds of disjoint pairs, to name a slow\n"
+             "node (results JSON node_probe; default: off)"},
+    {"--all-pairs", NULL, OPT_NT, OT_FLAG, SET(all_pairs, int), NONE,
+     .help = "after the tests, the N x N node matrix of\n"
+             "bandwidth and latency, each pair measured while\n"
+             "all others stream (shift pattern; results JSON\n"
+             "all_pairs; default: off)"},
+    {"--all-pairs-bytes", NULL, OPT_NT, OT_LONG, SET(all_pairs_bytes, long), NONE, .lo = 8,
+     .hi = 1073741824.0, .def = 1048576, .def_text = "1048576", .metavar = "B",
+     .help = "bytes of each --all-pairs bandwidth message\n(default {default})"},
+    {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, SET(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",
      .official = OPT_ANY, .config = OPT_ANY, .label = "time limit", .unit = " s per test",
-     .at = {.official = 6, .settings = 17, .config = 9},
-     PLAN(time_limit, double)},
-    {"--converge", NULL, OPT_MEASURING, OT_DOUBLE, OPT_FIELD(converge, double), NONE,
+     .at = {.official = 6, .settings = 17, .config = 9}},
+    {"--converge", NULL, OPT_MEASURING, OT_DOUBLE, SET(converge_tol, double), NONE,
      .lo = 0.0, .lo_open = 1, .hi = 1.0, .hi_open = 1, .what = "a relative tolerance",
      .note = " (e.g. 0.05)", .metavar = "TOL",
      .help = "end a test once its Avg and 99% are known to the\n"
@@ -191,8 +184,7 @@ const opt_row_t option_table[] = {
      .config_null = CONFIG_NULL_AT_DEFAULT,
      .label = "converge",
      .show_note = " (a test ends once its Avg and 99% are known to this)", .show_set = 1,
-     .at = {.official = 15, .settings = 16, .config = 14},
-     PLAN(converge_tol, double)},
+     .at = {.official = 15, .settings = 16, .config = 14}},
     {"--measurements", NULL, OPT_MEASURING, OT_LONG, OPT_FIELD(measurements, long), NONE,
      .lo = 1, .hi = 1e7, .def = -1, .metavar = "N",
      .help = "override measurements per test (nM)", .key = "measurements", .official = OPT_ANY,
@@ -214,47 +206,39 @@ const opt_row_t option_table[] = {
      .help = "base seed of the random rings (default {default})", .key = "ring_seed",
      .official = OPT_ANY, .config = OPT_ANY, .label = "ring seed",
      .at = {.official = 4, .settings = 3, .config = 3}},
-    {"--nics-per-node", NULL, OPT_MEASURING, OT_INT, OPT_FIELD(nics_per_node, int), NONE,
+    {"--nics-per-node", NULL, OPT_MEASURING, OT_INT, SET(nics_per_node, int), NONE,
      .lo = 1, .hi = 1024, .def = 1, .metavar = "N",
      .help = "NICs per node, to report ranks per port (default {default})",
      .key = "nics_per_node", .config = OPT_ANY,
-     .at = {.settings = 20, .config = 12},
-     PLAN(nics_per_node, int)},
+     .at = {.settings = 20, .config = 12}},
     /* Both emulations are one setting of the record: "emulated_nodes". */
-    {"--emulate-nodes", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_ppn, int), NONE, .lo = 1,
+    {"--emulate-nodes", NULL, OPT_ANY, OT_INT, SET(emulate_ppn, int), NONE, .lo = 1,
      .hi = 1e6, .metavar = "K", .help = "treat every K consecutive ranks as one node",
      .key = "emulated_nodes", .official = OPT_ANY,
-     .at = {.official = 13, .settings = 19, .config = 13},
-     PLAN(emulate_ppn, int)},
-    {"--emulate-node-count", NULL, OPT_ANY, OT_INT, OPT_FIELD(emulate_nodes, int), NONE,
+     .at = {.official = 13, .settings = 19, .config = 13}},
+    {"--emulate-node-count", NULL, OPT_ANY, OT_INT, SET(emulate_nodes, int), NONE,
      .lo = 1, .hi = 1e6, .metavar = "N",
      .help = "split the ranks into N equal nodes\n"
              "(default: nodes are the real shared-memory hosts)",
-     .key = "emulated_nodes", .official = OPT_ANY,
-     PLAN(emulate_nodes, int)},
+     .key = "emulated_nodes", .official = OPT_ANY},
     {"--output-dir", NULL, OPT_ANY, PATH(output_dir), .def_text = ".", .metavar = "DIR",
      .help = "where results and node lists go (default {default})", .key = "output_dir",
      .config = OPT_ANY,
-     .at = {.config = 19},
-     PLAN(output_dir, char *)},
+     .at = {.config = 19}},
     {"--json", NULL, OPT_ANY, PATH(json_path), .metavar = "FILE",
      .help = "results JSON (default DIR/{program}.json)", .key = "json",
-     .at = {.settings = 23, .config = 20},
-     PLAN(json_path, char *)},
-    {"--force", NULL, OPT_ANY, OT_FLAG, OPT_FIELD(force, int), NONE,
-     .help = "overwrite existing result files",
-     PLAN(force, int)},
-    {"--deadline", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(deadline, double), NONE, .lo = 0.0,
+     .at = {.settings = 23, .config = 20}},
+    {"--force", NULL, OPT_ANY, OT_FLAG, SET(force, int), NONE,
+     .help = "overwrite existing result files"},
+    {"--deadline", NULL, OPT_ANY, OT_DOUBLE, SET(deadline, double), NONE, .lo = 0.0,
      .lo_open = 1, .hi = 1e7, .metavar = "SEC",
-     .help = "abort the whole job after SEC seconds",
-     PLAN(deadline, double)},
+     .help = "abort the whole job after SEC seconds"},
     /* Unofficial: MPI runs with MPI_THREAD_MULTIPLE, not as the reference. */
-    {"--fault-probe", NULL, OPT_ANY, OT_DOUBLE, OPT_FIELD(fault_probe, double), NONE, .lo = 0.5,
+    {"--fault-probe", NULL, OPT_ANY, OT_DOUBLE, SET(fault_probe, double), NONE, .lo = 0.5,
      .hi = 1e6, .metavar = "SEC", .key = "fault_probe", .official = OPT_ANY,
      .help = "SEC s before --deadline, name the hosts whose\n"
              "ranks do not answer rank 0 (MPI then runs\n"
-             "with MPI_THREAD_MULTIPLE)",
-     PLAN(fault_probe, double)},
+             "with MPI_THREAD_MULTIPLE)"},
 };
 
 const int option_table_count = (int)(sizeof(option_table) / sizeof(option_table[0]));
@@ -344,26 +328,6 @@ int option_scope(const char *name)
             (option_row(i)->alias && strcmp(option_row(i)->alias, name) == 0))
             scope |= option_row(i)->scope;
     return scope;
-}
-
-size_t option_value_size(opt_type_t type)
-{
-    switch (type) {
-    case OT_FLAG:
-    case OT_INT:
-    case OT_CHOICE:
-        return sizeof(int);
-    case OT_LONG:
-        return sizeof(long);
-    case OT_U64:
-        return sizeof(uint64_t);
-    case OT_DOUBLE:
-        return sizeof(double);
-    case OT_PATH:
-        return OPT_PATH_MAX;
-    default:
-        return 0;
-    }
 }
 
 void *option_field(const options_t *o, const opt_row_t *row)

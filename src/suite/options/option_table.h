@@ -1,9 +1,9 @@
 /* The declarative option table: one row per option (as fio's), read by the
  * parser (option_parse.c), --help (options_usage.c), the official-default
  * check (option_parse.c) and the settings lines and JSON config
- * (option_report.c), and the run plan's copy (run_plan.c). Adding a
- * general option is one row here, its field in options_t and, when the
- * run takes it as given, its member in run_settings_t (the row's .plan);
+ * (option_report.c). Adding a general option the run takes as given is
+ * one row here and its member in run_settings_t, which the row's .field
+ * names (SET) and the plan copies whole (docs/design.md#adding-an-option);
  * a kernel's own options are rows in its file (infra/option_row.h),
  * appended here by option_rows_install. */
 #ifndef GPCNET_OPTION_TABLE_H
@@ -74,9 +74,6 @@ const opt_row_t *option_by_key(const char *key);
 const opt_row_t *option_lookup(const char *name, program_t program);
 /* The programs that take name (or alias), over all its rows. */
 int option_scope(const char *name);
-/* The bytes of a value of type (OT_PATH: OPT_PATH_MAX), 0 for a type
- * without a field of its own. */
-size_t option_value_size(opt_type_t type);
 /* The field of a row in o. */
 void *option_field(const options_t *o, const opt_row_t *row);
 /* 1 when o's value of row differs from its default. A row with a keyword

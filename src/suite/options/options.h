@@ -14,14 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "suite/run_settings.h"
+
 #define OPT_MAX_LIST 32
 #define OPT_MAX_REPEAT 1000 /* --repeat's bound; the plan keeps a seed per repetition */
-#define OPT_PATH_MAX 4096
 #define OPT_KERNEL_VALUES_MAX 1024 /* bytes of every kernel's parameter struct */
 
 typedef enum { PROGRAM_NETWORK_TEST, PROGRAM_NETWORK_LOAD_TEST, PROGRAM_NETWORK_CONGESTOR } program_t;
-
-typedef enum { PLACEMENT_SPLIT, PLACEMENT_COLOCATED } placement_kind_t;
 
 typedef enum { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR } opt_status_t;
 
@@ -44,13 +43,17 @@ typedef struct {
 typedef struct {
     program_t program;
 
+    /* The settings the run takes as given, each parsed here by its row
+     * and copied whole into the plan (suite/run_settings.h). */
+    run_settings_t set;
+
+    /* What the plan resolves (run_plan_build), and the *_given flags. */
     uint64_t seed;        /* placement seed, when seed_given */
     int seed_given;       /* 0: rank 0's clock (the reference default) */
     uint64_t ring_seed;   /* base seed of the random rings */
     int ring_seed_given;
-
-    double canary_fraction; /* load test: share of nodes running canaries */
     int canary_fraction_given;
+    int time_limit_given;
 
     int n_congestors;                 /* 0: the default four */
     int congestors[OPT_MAX_LIST];     /* indices into the congestor catalogue */
@@ -59,49 +62,16 @@ typedef struct {
     int n_tests;                      /* 0: the default tests of the program */
     int tests[OPT_MAX_LIST];          /* indices into the test catalogue */
 
-    double time_limit;                /* seconds per test */
-    int time_limit_given;
-
     /* Loop-limit overrides for every selected test; -1 keeps Part A. */
     long measurements, rings, iterations, warmup;
     long congestor_measurements, congestor_iterations;
-
-    int verbose;
-    int quiet;
-    int force;                        /* overwrite existing output files */
-    int nics_per_node;
-
-    int emulate_ppn;                  /* > 0: every K consecutive ranks form a node */
-    int emulate_nodes;                /* > 0: split the ranks into N equal nodes */
-
-    double deadline;                  /* > 0: abort the whole job after this many seconds */
-    double fault_probe;               /* > 0: probe who answers this long before the deadline */
-
-    /* Experiments in one job (load test; docs/experiments.md). */
-    int congestor_sweep;              /* each congestor alone, then all together */
-    int repeat;                       /* repetitions of the whole sequence (>= 1) */
-    double converge;                  /* > 0: stop a test once Avg and 99% are known to this */
     long congestor_bytes;             /* message size of every congestor (default 4096) */
-    placement_kind_t placement;       /* split (published 80/20 node split) or colocated */
+
     /* Bursty congestion (load test and network_congestor). */
     double burst[2];                  /* --burst ON,OFF in seconds; ON 0: steady (published) */
     double burst_intensity;           /* share of the full injection rate while ON, (0, 1] */
     double burst_jitter;              /* relative random variation of ON and OFF, [0, 1) */
-    int timeline;                     /* load test: canary values over time (--timeline) */
     burst_sweep_t burst_sweep;        /* load test: --burst-sweep grid (n_on 0: none) */
-    int node_probe;                   /* > 0: rounds of the per-node probe after the tests */
-    int all_pairs;                    /* network_test: the N x N matrix after the tests */
-    long all_pairs_bytes;             /* its bandwidth messages (default 1 MiB) */
-
-    /* network_congestor */
-    double duration;                  /* > 0: run this long */
-    double report_interval;           /* seconds between bandwidth reports */
-    char start_file[OPT_PATH_MAX];    /* wait for it before congesting (empty: none) */
-    char stop_file[OPT_PATH_MAX];     /* stop once it exists (empty: none) */
-    char flows[OPT_PATH_MAX];         /* flow list: SRC DST node names (empty: kernels) */
-
-    char output_dir[OPT_PATH_MAX];
-    char json_path[OPT_PATH_MAX];     /* empty: <output_dir>/<program>.json */
 
     /* The options kernels declare (infra/option_row.h): each kernel's
      * parameter struct has its place here (option_rows_install), starting
