@@ -13,7 +13,7 @@ outlier when the modified z-score of its logarithm, 0.6745 (log x -
 median) / MAD, is below -THRESHOLD (3.5) AND it is at most the median
 divided by MIN_RATIO (1.5), i.e. at most two thirds of it. Bandwidths
 spread by factors rather than by amounts (on a loaded host some pairs ran
-50 times faster than others, tests/integration/test_all_pairs.py), and on
+50 to 500 times faster than others, tests/integration/test_all_pairs.py), and on
 the logarithm a spread of factors has a MAD a slow node cannot hide in.
 The second condition keeps a tight, noisy matrix (tiny MAD) from naming
 cells a few percent low. It is applied
