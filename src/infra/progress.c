@@ -55,6 +55,23 @@ void progress_heartbeat(double elapsed_in_test)
     fflush(stderr);
 }
 
+void progress_note(int first, const char *fmt, ...)
+{
+    if (!P.enabled)
+        return;
+    double now = MPI_Wtime();
+    if (!first && now - P.last_print < HEARTBEAT_SECONDS)
+        return;
+    P.last_print = now;
+    stamp();
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
 static const char *percent(char *buf, size_t size, double precision)
 {
     if (isfinite(precision))

@@ -15,6 +15,11 @@ typedef struct {
     /* Every test and pass. */
     double time_limit;
     double converge_tol; /* --converge (0: off) */
+    /* network_test's extra tests (beside the doubles: test_option_table
+     * allows less than a double's padding). */
+    long all_pairs_bytes; /* --all-pairs: bytes of its bandwidth messages */
+    long ebb_bytes;       /* --ebb: bytes each way per pair and matching */
+    double link_rate;     /* --link-rate, Gbit/s (0: not known) */
 
     /* The load sequence. */
     int repeat;          /* >= 1 */
@@ -22,9 +27,8 @@ typedef struct {
     int timeline;        /* --timeline */
     int node_probe;      /* rounds of the per-node probe (0: none) */
     int ebb;             /* matchings of the effective bisection bandwidth (0: none) */
-    placement_kind_t placement; /* beside the ints: no padding a row leaves uncovered */
-    long ebb_bytes;      /* bytes each way per pair and matching */
-    double link_rate;    /* Gbit/s (0: not known) */
+    int all_pairs;       /* network_test: the all-pairs matrix (0: none) */
+    placement_kind_t placement;
     double canary_fraction;
 
     /* network_congestor. */

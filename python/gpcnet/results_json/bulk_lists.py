@@ -94,6 +94,9 @@ def _nic_node(x) -> bool:
             and type(x["rails"]) is list and all(map(_rail_or_none, x["rails"])))
 
 
+# The all-pairs matrices, lists of rows (pair_row).
+PAIR_MATRICES = ("bandwidth_mib_s", "latency_usec")
+
 # kind -> (JSON pointer of the list's schema, predicate of an item)
 KINDS = {
     "bins": ("/$defs/histogram/properties/bins", _bin),
@@ -107,6 +110,8 @@ KINDS = {
     "nic_results": ("/properties/nics/properties/canaries/items/properties/nics", _nic_result),
     "nic_probe": ("/properties/nics/properties/probe/properties/nics", _nic_probe),
     "nic_nodes": ("/properties/nics/properties/nodes", _nic_node),
+    # A sender's row of an all-pairs matrix (up to 1,024 of 1,024 cells).
+    "pair_row": ("/$defs/pair_row", _value),
 }
 
 
@@ -138,7 +143,7 @@ _PATHS = {"bins": "$.tables[{}].rows[{}].histogram.bins", "partners": "$.node_pr
           "round_usec": "$.node_probe.nodes[{}].round_usec", "count": "$.timeline[{}].bins.count",
           "mean": "$.timeline[{}].bins.mean", "on": "$.timeline[{}].bins.on",
           "nic_results": "$.nics.canaries[{}].nics", "nic_probe": "$.nics.probe.nics",
-          "nic_nodes": "$.nics.nodes"}
+          "nic_nodes": "$.nics.nodes", "pair_row": "$.all_pairs.{}[{}]"}
 
 
 def path_of(kind: str, where: tuple) -> str:
@@ -153,7 +158,8 @@ def containers(doc):
     for path, items in (("$.tables", _list(doc, "tables")),
                         ("$.node_probe.nodes", _list(_dict(doc, "node_probe"), "nodes")),
                         ("$.timeline", _list(doc, "timeline")),
-                        ("$.nics.canaries", _list(_dict(doc, "nics"), "canaries"))):
+                        ("$.nics.canaries", _list(_dict(doc, "nics"), "canaries")),
+                        *((f"$.all_pairs.{key}", _list(_dict(doc, "all_pairs"), key)) for key in PAIR_MATRICES)):
         if items is not None:
             yield path, items
     for t, table in enumerate(_list(doc, "tables") or []):
@@ -195,6 +201,10 @@ def find(doc) -> list:
     items = _list(nics, "nodes")
     if items is not None:
         found.append(("nic_nodes", (), items))
+    for key in PAIR_MATRICES:
+        for i, row in enumerate(_list(_dict(doc, "all_pairs"), key) or []):
+            if isinstance(row, list):
+                found.append(("pair_row", (key, i), row))
     return found
 
 
@@ -258,6 +268,10 @@ def thinned(doc):
     nics = _dict(doc, "nics")
     if nics is not None:
         thin["nics"] = _thin_nics(nics, emptied)
+    pairs = _dict(doc, "all_pairs")
+    if pairs is not None:
+        thin["all_pairs"] = dict(pairs, **{key: [emptied({"row": row}, "row") for row in pairs[key]]
+                                           for key in PAIR_MATRICES if isinstance(pairs.get(key), list)})
     return thin, issues
 
 

@@ -83,6 +83,10 @@ MAX_TOTAL = {
     # a node each: its local ranks' NICs and rails (133,800 ranks of 12 or
     # 13 a node), never more than one node list
     "nic_nodes": MAX_LIST_ITEMS,
+    # network_test --all-pairs: two matrices of at most 1,024 x 1,024
+    # cells (above 1,024 nodes only per-node means are written,
+    # src/suite/network_test/all_pairs.h)
+    "pair_row": 2 * 1024 * 1024,
 }
 # Every other value (the keys of objects included): what jsonschema checks
 # one by one, 10 to 40 microseconds each. 1,000 repetitions of a
@@ -99,12 +103,12 @@ MAX_OTHER_VALUES = 2_000_000
 _NAMES = {"bins": "histogram bins", "partners": "node-probe partners", "round_usec": "node-probe rounds",
           "count": "timeline points", "mean": "timeline points", "on": "timeline points",
           "nic_results": "per-NIC canary results", "nic_probe": "NIC-probe entries",
-          "nic_nodes": "per-node NIC lists"}
+          "nic_nodes": "per-node NIC lists", "pair_row": "all-pairs cells"}
 _WHERE = {"bins": "$.tables[*].rows[*].histogram.bins", "partners": "$.node_probe.nodes[*].partners",
           "round_usec": "$.node_probe.nodes[*].round_usec", "count": "$.timeline[*].bins.count",
           "mean": "$.timeline[*].bins.mean", "on": "$.timeline[*].bins.on",
           "nic_results": "$.nics.canaries[*].nics", "nic_probe": "$.nics.probe.nics",
-          "nic_nodes": "$.nics.nodes"}
+          "nic_nodes": "$.nics.nodes", "pair_row": "$.all_pairs.*[*]"}
 
 
 def _refuse(where: str, path: str, what: str, limit: int) -> None:

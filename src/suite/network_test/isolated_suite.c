@@ -7,6 +7,7 @@
 #include "infra/fatal.h"
 #include "infra/progress.h"
 #include "infra/report.h"
+#include "suite/network_test/all_pairs.h"
 #include "suite/node_probe.h"
 #include "suite/canary_collect.h"
 #include "suite/network_test/ebb.h"
@@ -24,6 +25,13 @@ int network_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
     ebb_t ebb = {0};
     run_add_json_section(&run, (run_json_section_t){ebb_json, &ebb});
+    all_pairs_t pairs = {0};
+    run_add_json_section(&run, (run_json_section_t){all_pairs_json, &pairs});
+    if (run.plan->set.all_pairs && run.nodes.n_nodes < 2)
+        exit_all(2,
+                 "network_test: --all-pairs needs at least 2 nodes, found %d (%d ranks). Run "
+                 "on more nodes (one rank per node is enough), or leave --all-pairs out.\n",
+                 run.nodes.n_nodes, run.size);
     if (run.nodes.n_nodes < 2) {
         /* The reference's line, which wrappers (e.g. SuperBench) look for. */
         if (run.rank == 0)
@@ -68,6 +76,7 @@ int network_test_main(int argc, char **argv)
 
     ebb_run(&run, &ebb);          /* --ebb: after the published tests */
     node_probe_run(&run, &probe); /* --node-probe: after the published tests */
+    all_pairs_run(&run, &pairs);   /* --all-pairs: after them too */
     if (test_comm != MPI_COMM_NULL)
         MPI_Comm_free(&test_comm);
     if (slice != MPI_COMM_NULL)
@@ -75,5 +84,6 @@ int network_test_main(int argc, char **argv)
     suite_finish(&run);
     node_probe_free(&probe);
     ebb_free(&ebb);
+    all_pairs_free(&pairs);
     return 0;
 }

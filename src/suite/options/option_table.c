@@ -173,6 +173,14 @@ const opt_row_t option_table[] = {
      .metavar = "GBIT",
      .help = "--ebb: the nodes' link rate in Gbit/s, to print\n"
              "eBB as its fraction (default: not known)"},
+    {"--all-pairs", NULL, OPT_NT, OT_FLAG, SET(all_pairs, int), NONE,
+     .help = "after the tests, the N x N node matrix of\n"
+             "bandwidth and latency, each pair measured while\n"
+             "all others stream (shift pattern; results JSON\n"
+             "all_pairs; default: off)"},
+    {"--all-pairs-bytes", NULL, OPT_NT, OT_LONG, SET(all_pairs_bytes, long), NONE, .lo = 8,
+     .hi = 1073741824.0, .def = 1048576, .def_text = "1048576", .metavar = "B",
+     .help = "bytes of each --all-pairs bandwidth message\n(default {default})"},
     {"--time-limit", NULL, OPT_MEASURING, OT_DOUBLE, SET(time_limit, double),
      GIVEN(time_limit_given), .lo = 0.0, .lo_open = 1, .hi = 86400.0, .def = 10.0,
      .metavar = "SEC", .help = "time limit per test (default {default})", .key = "time_limit_s",
