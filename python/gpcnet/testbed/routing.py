@@ -47,12 +47,16 @@ SYSCTLS = {"net/ipv4/ip_forward": "1", "net/ipv4/fib_multipath_hash_policy": "1"
            "net/ipv4/conf/all/ignore_routes_with_linkdown": "1"}
 
 
-def check(mode: str, shape_name: str, spines: int) -> None:
-    """--routing MODE for a shape with `spines` spines: ecmp needs two
+def check(mode: str, shape_name: str, spines: int, paths: int = 0) -> None:
+    """--routing MODE for a shape with `spines` spines (or, for a shape of
+    more levels, `paths` paths between its farthest hosts): ecmp needs two
     paths between the leaves at least."""
     if mode not in MODES:
         raise GpcnetError(f"--routing {str(mode)[:40]!r}: expected static or ecmp")
-    if mode == "ecmp" and spines < 2:
+    if mode == "ecmp" and paths and paths < 2:
+        raise GpcnetError(f"--routing ecmp: this {shape_name} has one path between any two hosts "
+                          "(one core); use --aggs 2 or more (or --k 4 or more), or --routing static")
+    if mode == "ecmp" and not paths and spines < 2:
         where = "a star" if not spines else f"a {shape_name} with one spine"
         raise GpcnetError(f"--routing ecmp: {where} has one path between any two hosts; "
                           "use --topology fat-tree or rail with --spines 2 or more, or --routing static")
@@ -87,35 +91,61 @@ def plan(topo, cut=frozenset()) -> Plan:
         for port in (link.a, link.b):
             if port.switch:
                 p.rules.append((port.ifname, p.tables[port.switch]))
-    # Each trunk a /31: leaf side even, spine side odd.
-    up = {}                 # leaf -> [(spine, leaf-side port, spine-side address)]
-    down = {}               # spine -> {leaf: (spine-side port, leaf-side address)}
+    # Each trunk a /31: lower side even, upper side odd.
+    up = {}                 # switch -> [(upper switch, lower-side port, upper-side address)]
+    down = {}               # switch -> [(lower switch, upper-side port, lower-side address)]
     for k, link in enumerate(trunks):
         lo = TRUNK_NET.network_address + 2 * k
         p.addresses += [(link.a.ifname, f"{lo}/31"), (link.b.ifname, f"{lo + 1}/31")]
         if link.a.ifname in cut or link.b.ifname in cut:
             continue
         up.setdefault(link.a.switch, []).append((link.b.switch, link.a.ifname, str(lo + 1)))
-        down.setdefault(link.b.switch, {})[link.a.switch] = (link.b.ifname, str(lo))
+        down.setdefault(link.b.switch, []).append((link.a.switch, link.b.ifname, str(lo)))
+    cabled_up = [s for s in topo.switches if any(t.a.switch == s for t in trunks)]
+    below = _below(down)
     for h in topo.hosts:
         for nic in h.nics:
+            leaf = nic.leaf
             # Its leaf: the host is one port away (static neighbour, proxy ARP for the rest).
-            p.routes.append((p.tables[nic.leaf], f"{nic.ip}/32", [(None, nic.port)]))
+            p.routes.append((p.tables[leaf], f"{nic.ip}/32", [(None, nic.port)]))
             p.neighbours.append((nic.port, nic.ip, nic.mac))
             p.proxy_arp.append(nic.port)
-            # Every spine: down to the host's leaf.
-            for spine, ports in down.items():
-                if nic.leaf in ports:
-                    port, gw = ports[nic.leaf]
-                    p.routes.append((p.tables[spine], f"{nic.ip}/32", [(gw, port)]))
-            # Every other leaf: up through all its spines at once (the hash picks).
-            for leaf in topo.switches:
-                if leaf in topo.spines or leaf == nic.leaf:
-                    continue
-                hops = [(gw, port) for spine, port, gw in up.get(leaf, [])
-                        if nic.leaf in down.get(spine, {})]
-                p.routes.append((p.tables[leaf], f"{nic.ip}/32", hops))
+            # A switch with the host's leaf below it: down every link toward that leaf.
+            for s in topo.switches:
+                if leaf in below.get(s, ()):
+                    p.routes.append((p.tables[s], f"{nic.ip}/32",
+                                     [(gw, port) for lower, port, gw in down[s]
+                                      if lower == leaf or leaf in below.get(lower, ())]))
+            # Any other switch with uplinks: up through all of them at once (the hash
+            # picks) that lead down to the leaf, or else that lead further up to it.
+            for s in cabled_up:
+                if s != leaf and leaf not in below.get(s, ()):
+                    p.routes.append((p.tables[s], f"{nic.ip}/32", _up_hops(s, leaf, up, below)))
     return p
+
+
+def _below(down: dict) -> dict:
+    """{switch: the switches reachable from it going down only}."""
+    memo: dict = {}
+
+    def reach(s):
+        if s not in memo:
+            memo[s] = set()
+            for lower, _port, _gw in down.get(s, ()):
+                memo[s] |= {lower} | reach(lower)
+        return memo[s]
+    return {s: reach(s) for s in down}
+
+
+def _up_hops(s, leaf, up, below) -> list:
+    """The uplinks of s on shortest up-down paths to `leaf`: to the switches
+    above that have it below them, or else to those that reach it further
+    up (none: every uplink toward it is cut)."""
+    ups = up.get(s, [])
+    direct = [(gw, port) for upper, port, gw in ups if leaf in below.get(upper, ())]
+    if direct or not ups:
+        return direct
+    return [(gw, port) for upper, port, gw in ups if _up_hops(upper, leaf, up, below)]
 
 
 def apply(ipr, fabric_ns: str, p: Plan) -> None:
