@@ -167,6 +167,35 @@ def test_ecmp_routes_are_every_shortest_path(case):
     assert len(paths("leaf0", f"{far.nics[0].ip}/32", far.leaf)) == cores
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_ecmp_gives_every_core_an_equal_share_of_the_hash(case):
+    """The kernel's multipath choice, modelled here: nexthop i of a route
+    with weights w takes the hashes up to (w_0 + ... + w_i) / sum(w) of the
+    range, and every switch hashes a flow alike (one kernel, one seed).
+    Following hash values spread evenly over the range from a leaf to a
+    host of another pod, every core must take the same share."""
+    t = topology.build("fat-tree3", routing="ecmp", **CASES[case])
+    pods, per_pod, aggs, cores, hpl = GEOMETRY[case]
+    own = port_owner(t)
+    plan = routing.plan(t)
+    table_of = {v: k for k, v in plan.tables.items()}
+    routes = {(table_of[tb], dst): (tb, [port for _gw, port in hops]) for tb, dst, hops in plan.routes}
+    far = next(h for h in t.hosts if h.leaf == f"leaf{per_pod}")
+    dst = f"{far.nics[0].ip}/32"
+    steps = 1 << 14
+    share = {}
+    for i in range(steps):
+        x, s = (i + 0.5) / steps, "leaf0"
+        while not s.startswith("core"):
+            tb, ports = routes[(s, dst)]
+            w = plan.weights.get((tb, dst), [1] * len(ports))
+            bounds = [sum(w[:n + 1]) / sum(w) for n in range(len(w))]
+            s = own[ports[next(n for n, b in enumerate(bounds) if x < b)]][1]
+        share[s] = share.get(s, 0) + 1
+    assert share == {f"core{c}": steps // cores for c in range(cores)} or \
+        max(share.values()) - min(share.values()) <= 1 and len(share) == cores, share
+
+
 def test_ecmp_withdraws_a_cut_core_link_everywhere():
     t = topology.build("fat-tree3", 4, hosts_per_leaf=2, pods=2, aggs=2, cores=4, routing="ecmp")
     # agg2 (pod 1, j=0) lost core1: pod 0 reaches pod 1's hosts through core1 no more.

@@ -67,14 +67,17 @@ class Plan:
     """What `ecmp` creates in the fabric namespace: tables {switch: id},
     rules [(port, table)], addresses [(port, 'a.b.c.d/31')], neighbours
     [(port, ip, mac)] (a leaf's hosts, static), routes [(table, dst,
-    [(gateway, port), ...])] (one nexthop: a plain route) and the host
-    ports that answer ARP for the addresses they route to (proxy ARP)."""
+    [(gateway, port), ...])] (one nexthop: a plain route), the weights of
+    the nexthops of routes that are not split evenly ({(table, dst):
+    [weight, ...]}, see _unpolarized) and the host ports that answer ARP
+    for the addresses they route to (proxy ARP)."""
     tables: dict = field(default_factory=dict)
     rules: list = field(default_factory=list)
     addresses: list = field(default_factory=list)
     neighbours: list = field(default_factory=list)
     routes: list = field(default_factory=list)
     proxy_arp: list = field(default_factory=list)
+    weights: dict = field(default_factory=dict)
 
 
 def plan(topo, cut=frozenset()) -> Plan:
@@ -101,7 +104,9 @@ def plan(topo, cut=frozenset()) -> Plan:
             continue
         up.setdefault(link.a.switch, []).append((link.b.switch, link.a.ifname, str(lo + 1)))
         down.setdefault(link.b.switch, []).append((link.a.switch, link.b.ifname, str(lo)))
-    cabled_up = [s for s in topo.switches if any(t.a.switch == s for t in trunks)]
+    cabled_up = {}          # switch -> its uplinks' switches, as cabled (cut or not)
+    for link in trunks:
+        cabled_up.setdefault(link.a.switch, []).append(link.b.switch)
     below = _below(down)
     for h in topo.hosts:
         for nic in h.nics:
@@ -118,10 +123,32 @@ def plan(topo, cut=frozenset()) -> Plan:
                                       if lower == leaf or leaf in below.get(lower, ())]))
             # Any other switch with uplinks: up through all of them at once (the hash
             # picks) that lead down to the leaf, or else that lead further up to it.
-            for s in cabled_up:
+            for s in (s for s in topo.switches if s in cabled_up):
                 if s != leaf and leaf not in below.get(s, ()):
-                    p.routes.append((p.tables[s], f"{nic.ip}/32", _up_hops(s, leaf, up, below)))
+                    hops = _up_hops(s, leaf, up, below)
+                    p.routes.append((p.tables[s], f"{nic.ip}/32", hops))
+                    weights = _unpolarized(s, len(hops), cabled_up)
+                    if weights:
+                        p.weights[(p.tables[s], f"{nic.ip}/32")] = weights
     return p
+
+
+def _unpolarized(s, n: int, cabled_up: dict):
+    """Weights of the n uplinks of a switch s that its own lower switches
+    reach by hashing (an aggregation switch of a three-level tree), or None
+    for even ones. Every switch here hashes with the one kernel's hash
+    (one namespace: no per-switch seed): the kernel gives nexthop i of a
+    multipath route the i-th share of the hash range (hash-threshold), so
+    a lower switch that sent s the flows of the j-th of its A equal shares
+    would see s send them all to one uplink (hash polarization: half the
+    cores of a k=4 tree idle). Weighting s's uplinks so that their shares
+    split that j-th share evenly, as switches hashing with seeds of their
+    own would on average, sends them over every one of its uplinks."""
+    lower = next((x for x, ups in cabled_up.items() if s in ups), None)
+    if n < 2 or lower is None or len(cabled_up[lower]) < 2:
+        return None
+    j, a = cabled_up[lower].index(s), len(cabled_up[lower])
+    return [j * n + 1] + [1] * (n - 2) + [1 + (a - 1 - j) * n]
 
 
 def _below(down: dict) -> dict:
@@ -167,10 +194,10 @@ def apply(ipr, fabric_ns: str, p: Plan) -> None:
     for port, ip, mac in p.neighbours:
         ipr.neigh("add", dst=ip, lladdr=mac, ifindex=index(port), state=0x80)   # NUD_PERMANENT
     for table, dst, hops in p.routes:
-        _route(ipr, "add", table, dst, hops, index)
+        _route(ipr, "add", table, dst, hops, index, p.weights.get((table, dst)))
 
 
-def _route(ipr, how, table, dst, hops, index) -> None:
+def _route(ipr, how, table, dst, hops, index, weights=None) -> None:
     if not hops:
         return                      # no path left (every uplink toward it cut)
     if len(hops) == 1:
@@ -178,8 +205,10 @@ def _route(ipr, how, table, dst, hops, index) -> None:
         kw = {"gateway": gw} if gw else {"scope": 253}                          # link scope
         ipr.route(how, dst=dst, table=table, oif=index(port), **kw)
     else:
-        ipr.route(how, dst=dst, table=table,
-                  multipath=[{"gateway": gw, "oif": index(port)} for gw, port in hops])
+        weights = weights or [1] * len(hops)
+        ipr.route(how, dst=dst, table=table,       # a nexthop's "hops" is its weight - 1
+                  multipath=[{"gateway": gw, "oif": index(port), "hops": w - 1}
+                             for (gw, port), w in zip(hops, weights)])
 
 
 def reroute(ipr, topo) -> None:
@@ -206,7 +235,8 @@ def reroute(ipr, topo) -> None:
     for table, dst, hops in p.routes:
         live = [(gw, port) for gw, port in hops if port in up_ports]
         if live:
-            _route(ipr, "replace", table, dst, live, index)
+            _route(ipr, "replace", table, dst, live, index, p.weights.get((table, dst))
+                   if len(live) == len(hops) else None)
         else:
             try:
                 ipr.route("del", dst=dst, table=table)
