@@ -225,6 +225,8 @@ def test_existing_shapes_are_unchanged_by_levels():
     (dict(hosts=8, aggs=0), "--aggs 0: leaves the leaves with no uplink"),
     (dict(hosts=8, aggs=2, cores=3), "--cores 3: leaves an aggregation switch with no uplink"),
     (dict(hosts=8, aggs=2, cores=0), "--cores 0: leaves an aggregation switch with no uplink"),
+    (dict(hosts=5), "--hosts 5: does not split into --pods 2 of one leaf each"),
+    (dict(hosts=12, hosts_per_leaf=5), "--hosts-per-leaf 5: expected a divisor of --hosts 12"),
     (dict(hosts=12, hosts_per_leaf=2, pods=4), "--pods 4: 6 leaves (12 hosts, 2 per leaf) do not split"),
     (dict(hosts=200, hosts_per_leaf=1, pods=2, aggs=2), "fat-tree3 of 206 switches: more than the 128"),
     (dict(hosts=200, hosts_per_leaf=10, nics_per_host=8, pods=2, aggs=10, cores=80),

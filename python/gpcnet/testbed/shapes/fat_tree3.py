@@ -63,8 +63,11 @@ class FatTree3(Shape):
             raise GpcnetError(f"--cores {cores}: leaves an aggregation switch with no uplink or "
                               f"the groups uneven; expected a multiple of --aggs {aggs} (aggregation "
                               "switch j of every pod is cabled to core group j)")
-        if hosts_per_leaf == 0:
-            hosts_per_leaf = hosts // pods          # one leaf per pod
+        if hosts_per_leaf == 0:                     # one leaf per pod
+            if hosts % pods:
+                raise GpcnetError(f"--hosts {hosts}: does not split into --pods {pods} of one leaf "
+                                  "each; give --hosts-per-leaf (a divisor of --hosts)")
+            hosts_per_leaf = hosts // pods
         if not 1 <= hosts_per_leaf <= hosts or hosts % hosts_per_leaf:
             raise GpcnetError(f"--hosts-per-leaf {hosts_per_leaf}: expected a divisor of --hosts "
                               f"{hosts} (every leaf has the same number of hosts)")
