@@ -281,3 +281,17 @@ def test_status_up_and_draw_describe_three_levels(tmp_path):
     draw.save(t, str(tmp_path / "t.svg"))
     svg = (tmp_path / "t.svg").read_text()
     assert all(name in svg for name in ("core3", "agg7", "leaf7", "node16", "level-1 uplinks 250mbit"))
+
+
+def test_the_study_reads_a_three_level_testbed():
+    # gpcnet study's topology.conf of the running testbed and its leaf uplinks.
+    from gpcnet.study import bully_capacity
+    from gpcnet.study import topology as study_topology
+    t = topology.build("fat-tree3", None, k=4, taper=2, host_rate="1gbit")
+    tree = study_topology.parse(study_topology.testbed_text(t))
+    assert [leaf.name for leaf in tree.leaves] == [f"leaf{i}" for i in range(8)]
+    text = study_topology.testbed_text(t)
+    assert "SwitchName=agg2 Switches=leaf2,leaf3" in text          # its pod's leaves only
+    assert "SwitchName=core1 Switches=agg0,agg2,agg4,agg6" in text  # group 0: agg 0 of each pod
+    # 2 uplinks of 500 Mbit/s per leaf = 1 host link (not the 12 switches above the leaves).
+    assert bully_capacity.testbed_uplinks(t) == 1
