@@ -85,6 +85,12 @@ def test_ecmp_status_says_three_levels(ecmp_testbed, tmp_path):
                     "routing ecmp")
     st = json.loads((STATE_DIR / "state.json").read_text())["topology"]
     assert st["params"]["levels"][2] == ["core0", "core1", "core2", "core3"]
+    gpcnet("testbed", "status", "--json", tmp_path / "c.json")
+    ports = json.loads((tmp_path / "c.json").read_text())["ports"]
+    # "uplink" at two levels: each switch port says its switch's level too.
+    assert (ports["leaf0/l0a0"]["tier"], ports["leaf0/l0a0"]["level"]) == ("uplink", 0)
+    assert (ports["agg0/a0c0"]["tier"], ports["agg0/a0c0"]["level"]) == ("uplink", 1)
+    assert ports["core0/c0a0"]["level"] == 2 and "level" not in ports["node01/data0"]
 
 
 def test_static_every_pair_and_one_core_per_destination(clean):
