@@ -78,6 +78,17 @@ def test_ecmp_spreads_flows_between_pods_over_every_core(ecmp_testbed):
     assert set(chosen) == set(INTO_POD1), chosen
 
 
+def test_ecmp_a_cut_core_link_is_withdrawn_and_cleared(ecmp_testbed):
+    # agg0 (pod 0) loses core0: every flow into pod 1 still arrives, none by core0.
+    try:
+        gpcnet("testbed", "fault", "link-down", "a0c0")
+        chosen = cores_of_flows([(1, port, 3) for port in range(46000, 46016)])
+        assert "core0" not in chosen and len(set(chosen)) > 1, chosen
+    finally:
+        gpcnet("testbed", "fault", "clear")
+    assert len(set(cores_of_flows([(1, port, 3) for port in range(46100, 46124)]))) > 1
+
+
 def test_ecmp_status_says_three_levels(ecmp_testbed, tmp_path):
     line = gpcnet("testbed", "status").stdout.splitlines()[0]
     assert line == ("fat-tree3: 4 hosts, host links unlimited, uplinks unlimited x 2 per leaf "
