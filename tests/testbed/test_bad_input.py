@@ -17,7 +17,7 @@ def assert_nothing_left():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--topology", "torus"], "unknown topology 'torus' (known: star, fat-tree, rail)"),
+    (["--topology", "torus"], "unknown topology 'torus' (known: star, fat-tree, rail, fat-tree3)"),
     (["--topology", "fat-tree", "--hosts-per-leaf", "5", "--taper", "0"], "--taper 0: expected a number > 0"),
     (["--topology", "fat-tree", "--hosts", "10", "--hosts-per-leaf", "3"],
      "--hosts 10 is not divisible by --hosts-per-leaf 3"),

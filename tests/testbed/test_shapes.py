@@ -34,10 +34,10 @@ def test_every_registered_shape_implements_the_interface(name):
 
 
 def test_the_topology_list_is_the_registry():
-    assert topology.TOPOLOGIES == tuple(shapes.SHAPES) == ("star", "fat-tree", "rail")
-    with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail\)"):
+    assert topology.TOPOLOGIES == tuple(shapes.SHAPES) == ("star", "fat-tree", "rail", "fat-tree3")
+    with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail, fat-tree3\)"):
         topology.build("ring", 4)
-    with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail\)"):
+    with pytest.raises(topology.GpcnetError, match=r"unknown topology 'ring' \(known: star, fat-tree, rail, fat-tree3\)"):
         shapes.get("ring")      # a state file's kind that this version has no module for
 
 
@@ -159,10 +159,10 @@ def test_a_new_shape_is_one_module_and_one_registry_line(tmp_path):
     assert "sw0" in drawing and "sw1" in drawing and "node05" in drawing and "gpcnet testbed: line" in drawing
 
     p = run("-m", "gpcnet", "testbed", "up", "--help")
-    assert "star, fat-tree, rail or line (default: star)" in " ".join(p.stdout.split())
+    assert "star, fat-tree, rail, fat-tree3 or line (default: star)" in " ".join(p.stdout.split())
     assert "line: two switches joined by one link" in " ".join(p.stdout.split())
     p = run("-m", "gpcnet", "testbed", "draw", "--topology", "ring", "--output", str(tmp_path / "r.svg"))
-    assert p.returncode != 0 and "known: star, fat-tree, rail, line" in p.stderr
+    assert p.returncode != 0 and "known: star, fat-tree, rail, fat-tree3, line" in p.stderr
     assert "Traceback" not in p.stderr and not (tmp_path / "r.svg").exists()
 
 
@@ -177,4 +177,4 @@ def test_a_state_file_of_an_unknown_shape_is_refused_in_one_line(tmp_path):
                        capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and not out.exists()
     assert p.stderr.strip().splitlines() == [
-        "gpcnet testbed: unknown topology 'torus' (known: star, fat-tree, rail)"]
+        "gpcnet testbed: unknown topology 'torus' (known: star, fat-tree, rail, fat-tree3)"]

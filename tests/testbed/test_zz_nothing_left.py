@@ -10,7 +10,7 @@ def test_nothing_left():
     assert our_mounts() == []
     assert not STATE_DIR.exists()
     # No link of ours leaked into the machine's own namespace.
-    ours = {"mgmt", "star", "mhead"} | {f"{p}{i}" for p in ("leaf", "spine", "d", "m") for i in range(200)}
+    ours = {"mgmt", "star", "mhead"} | {f"{p}{i}" for p in ("leaf", "spine", "agg", "core", "d", "m") for i in range(200)}
     assert not (set(os.listdir("/sys/class/net")) & ours)
     # No daemon of ours is still running.
     for pid in filter(str.isdigit, os.listdir("/proc")):

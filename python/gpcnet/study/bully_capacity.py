@@ -133,6 +133,10 @@ def testbed_uplinks(topo) -> int | None:
     uplink rate / host rate (its own numbers, not a guess); None when its
     links are unlimited or it has no spine."""
     p = getattr(topo, "params", None) or {}
-    if not (p.get("spines") and p.get("uplink_rate") and p.get("host_rate")):
+    per_leaf = p.get("spines")
+    if p.get("levels"):     # more levels (fat-tree3): "spines" counts every switch above the leaves
+        leaf = p["levels"][0][0]
+        per_leaf = sum(1 for link in topo.links if link.a.tier == "uplink" and link.a.switch == leaf)
+    if not (per_leaf and p.get("uplink_rate") and p.get("host_rate")):
         return None
-    return max(1, round(p["spines"] * p["uplink_rate"] / p["host_rate"]))
+    return max(1, round(per_leaf * p["uplink_rate"] / p["host_rate"]))

@@ -298,12 +298,17 @@ def read(path: str) -> Tree:
 
 def testbed_text(topo) -> str:
     """topology.conf of a `gpcnet testbed` fat-tree (its Topology object):
-    leaves with their hosts, every spine above every leaf."""
+    leaves with their hosts, every spine above every leaf; in a tree of
+    more levels (fat-tree3) each switch above the leaves over the switches
+    it is cabled to below it."""
     lines = ["# topology.conf of the gpcnet testbed (written by gpcnet study)"]
     leaves = [s for s in topo.switches if s not in topo.spines]
     for leaf in leaves:
         hosts = [h.name for h in topo.hosts if h.leaf == leaf]
         lines.append(f"SwitchName={leaf} Nodes={','.join(hosts)}")
+    levels = (getattr(topo, "params", None) or {}).get("levels")
     for spine in topo.spines:
-        lines.append(f"SwitchName={spine} Switches={','.join(leaves)}")
+        below = leaves if not levels else [link.a.switch for link in topo.links
+                                           if link.a.tier == "uplink" and link.b.switch == spine]
+        lines.append(f"SwitchName={spine} Switches={','.join(below)}")
     return "\n".join(lines) + "\n"

@@ -35,12 +35,28 @@ def _add_shape(p) -> None:
                         "--spines 2 or more (default: static)")
     g.add_argument("--nics-per-host", default="1", metavar="K",
                    help="data NICs per host, 1 to 8 (default: 1); rail: 2 or more, one per rail")
-    g.add_argument("--hosts", type=int, default=10, metavar="N", help="number of hosts (default: 10)")
+    g.add_argument("--hosts", type=int, default=None, metavar="N",
+                   help="number of hosts (default: 10; fat-tree3 --k K: K^3/4)")
     g.add_argument("--hosts-per-leaf", type=int, default=0, metavar="N",
                    help="fat-tree: hosts per leaf switch; rail: hosts per leaf of each rail (default: all)")
-    g.add_argument("--spines", type=int, default=1, metavar="N", help="fat-tree and rail: spine switches (default: 1)")
+    g.add_argument("--spines", type=int, default=None, metavar="N",
+                   help="fat-tree and rail: spine switches (default: 1)")
     g.add_argument("--taper", type=float, default=1.0, metavar="T",
                    help="fat-tree and rail: host ports' bandwidth / uplink bandwidth per leaf (default: 1)")
+    g.add_argument("--k", type=int, default=None, metavar="K",
+                   help="fat-tree3: the k-ary three-level tree (K even: K pods of K/2 leaves and "
+                        "K/2 aggregation switches, (K/2)^2 cores, K/2 hosts per leaf)")
+    g.add_argument("--pods", type=int, default=None, metavar="N",
+                   help="fat-tree3 without --k: pods (default: 2), the leaves split evenly over them")
+    g.add_argument("--aggs", type=int, default=None, metavar="N",
+                   help="fat-tree3 without --k: aggregation switches per pod, each cabled to every "
+                        "leaf of its pod (default: 2)")
+    g.add_argument("--cores", type=int, default=None, metavar="N",
+                   help="fat-tree3 without --k: core switches, a multiple of --aggs (aggregation "
+                        "switch j of every pod is cabled to core group j; default: --aggs)")
+    g.add_argument("--core-taper", type=float, default=None, metavar="T",
+                   help="fat-tree3: bandwidth from an aggregation switch's leaves / its uplink "
+                        "bandwidth to the cores (default: 1)")
     g.add_argument("--host-rate", default="1gbit", metavar="RATE",
                    help="host link rate, e.g. 100mbit, 1gbit, none (default: 1gbit)")
     g.add_argument("--host-delay", default="0", metavar="T", help="host link delay, e.g. 50us (needs netem)")
@@ -53,9 +69,16 @@ def _add_shape(p) -> None:
 
 
 def _topology(args):
-    return topology.build(args.topology, args.hosts, args.hosts_per_leaf, args.spines, args.taper,
+    spines = 1 if args.spines is None else args.spines
+    if args.spines is not None and args.topology in topology.TOPOLOGIES \
+            and not shapes.get(args.topology).takes_spines:
+        raise GpcnetError(f"--spines: not an option of --topology {args.topology} "
+                          "(its switches above the leaves are --aggs and --cores)")
+    return topology.build(args.topology, args.hosts, args.hosts_per_leaf, spines, args.taper,
                           args.host_rate, args.host_delay, args.uplink_delay, args.qdisc,
-                          args.ecn, args.queue, args.nics_per_host, args.routing)
+                          args.ecn, args.queue, args.nics_per_host, args.routing,
+                          k=args.k, pods=args.pods, aggs=args.aggs, cores=args.cores,
+                          core_taper=args.core_taper)
 
 
 def cmd_up(args) -> int:
@@ -100,8 +123,20 @@ def _status_line(topo) -> str:
     per_leaf = trunks.count(trunks[0]) if trunks else 0
     return (f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
             + (f", uplinks {format_rate(p['uplink_rate'])} x {per_leaf} per leaf (taper {p['taper']:g})"
-               if trunks else "") + f", queue {topo.qdisc} {topo.queue} pkts"
+               if trunks else "") + _upper_levels(topo) + f", queue {topo.qdisc} {topo.queue} pkts"
             + (" ecn" if topo.ecn else "") + f", routing {topo.routing}")
+
+
+def _upper_levels(topo) -> str:
+    """The uplinks of each level above the first (none in a two-level shape)."""
+    text = ""
+    rates = topo.params.get("level_uplink_rates", [])
+    for lv, switches in enumerate(topo.levels[1:-1], start=1):
+        ups = [link.a.switch for link in topo.links
+               if link.a.tier == "uplink" and link.a.switch in switches]
+        text += (f", level-{lv} uplinks {format_rate(rates[lv])} x {ups.count(ups[0])} per switch"
+                 if ups else "")
+    return text
 
 
 def cmd_down(args) -> int:

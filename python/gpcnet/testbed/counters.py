@@ -46,10 +46,14 @@ def _root_stats(msg) -> dict:
 
 
 def sample(topo: Topology) -> dict:
-    """One reading of every port, keyed "namespace/interface"."""
+    """One reading of every port, keyed "namespace/interface". In a shape
+    of more than two levels each switch port also says its switch's level
+    (0: a leaf), since "uplink" is then a tier of more than one level."""
     # deferred: pyroute2 only where a testbed is read (gpcnet imports without it)
     from pyroute2 import IPRoute
     ports = {}
+    level = ({s: i for i, switches in enumerate(topo.levels) for s in switches}
+             if len(topo.levels) > 2 else {})
     by_ns = {}
     for link in topo.links:
         for p in (link.a, link.b):
@@ -66,6 +70,8 @@ def sample(topo: Topology) -> dict:
                     "link_tx_bytes": s64.get("tx_bytes", 0),
                     "link_rx_bytes": s64.get("rx_bytes", 0),
                     "link_tx_dropped": s64.get("tx_dropped", 0)}
+                if p.switch in level:
+                    ports[port_key(p)]["level"] = level[p.switch]
     return {"time": time.time(), "ports": ports}
 
 

@@ -16,9 +16,10 @@ def figure(topo: Topology):
     hosts = topo.hosts
     n = len(hosts)
     width = max(8.0, 0.75 * n)
-    fig, ax = plt.subplots(figsize=(width, 5.2))
+    above = max(len(topo.levels) - 2, 0)        # levels above the spines' (a three-level tree: 1)
+    fig, ax = plt.subplots(figsize=(width, 5.2 + 1.4 * above))
     ax.set_xlim(-0.5, n - 0.5)
-    ax.set_ylim(-1.5, 3.6)
+    ax.set_ylim(-1.5, 3.6 + 1.4 * above)
     ax.axis("off")
     hx = {h.name: i for i, h in enumerate(hosts)}
     shape = shapes.get(topo.kind)
@@ -36,9 +37,11 @@ def figure(topo: Topology):
         ax.plot([hx[h.name], hx[h.name]], [y_host, y_mgmt], color="#999999", lw=0.8, ls="--", zorder=1)
         ax.text(hx[h.name], y_host, f"{h.name}\n{h.data_ip}", ha="center", va="center", fontsize=7,
                 bbox=dict(boxstyle="round,pad=0.25", fc="#f4f4f4", ec="#555555"), zorder=3)
-    # Switches at their level: leaves above their hosts, spines spread over the width.
+    # Switches at their level: leaves above their hosts, each level above spread over the width.
     at = {leaf: (x, y_leaf) for leaf, x in lx.items()}
-    at.update({s: ((i + 0.5) * n / len(topo.spines) - 0.5, y_spine) for i, s in enumerate(topo.spines)})
+    for lv, level in enumerate(topo.levels[1:], start=1):
+        y = y_leaf + lv * (y_spine - y_leaf)
+        at.update({s: ((i + 0.5) * n / len(level) - 0.5, y) for i, s in enumerate(level)})
     trunks = [link for link in topo.links if link.a.tier == "uplink"]
     for link in trunks:
         (xa, ya), (xb, yb) = at[link.a.switch], at[link.b.switch]
@@ -48,6 +51,10 @@ def figure(topo: Topology):
     if trunks:
         ax.text(n - 0.5, (y_leaf + y_spine) / 2,
                 f"uplinks {format_rate(p['uplink_rate'])} each\ntaper {p['taper']:g}:1",
+                ha="right", va="center", fontsize=8, color="#b03a2e")
+    for lv in range(1, above + 1):      # the uplinks of each level above the leaves'
+        ax.text(n - 0.5, y_spine + (lv - 0.5) * (y_spine - y_leaf),
+                f"level-{lv} uplinks {format_rate(p['level_uplink_rates'][lv])} each",
                 ha="right", va="center", fontsize=8, color="#b03a2e")
     for leaf, x in lx.items():
         ax.text(x, y_leaf, leaf, ha="center", va="center", fontsize=9, bbox=box, zorder=3)

@@ -48,12 +48,16 @@ SYSCTLS = {"net/ipv4/ip_forward": "1", "net/ipv4/fib_multipath_hash_policy": "1"
            "net/ipv4/conf/all/ignore_routes_with_linkdown": "1"}
 
 
-def check(mode: str, shape_name: str, spines: int) -> None:
-    """--routing MODE for a shape with `spines` spines: ecmp needs two
+def check(mode: str, shape_name: str, spines: int, paths: int = 0) -> None:
+    """--routing MODE for a shape with `spines` spines (or, for a shape of
+    more levels, `paths` paths between its farthest hosts): ecmp needs two
     paths between the leaves at least."""
     if mode not in MODES:
         raise GpcnetError(f"--routing {str(mode)[:40]!r}: expected static or ecmp")
-    if mode == "ecmp" and spines < 2:
+    if mode == "ecmp" and paths and paths < 2:
+        raise GpcnetError(f"--routing ecmp: this {shape_name} has one path between any two hosts "
+                          "(one core); use --aggs 2 or more (or --k 4 or more), or --routing static")
+    if mode == "ecmp" and not paths and spines < 2:
         where = "a star" if not spines else f"a {shape_name} with one spine"
         raise GpcnetError(f"--routing ecmp: {where} has one path between any two hosts; "
                           "use --topology fat-tree or rail with --spines 2 or more, or --routing static")
@@ -64,14 +68,17 @@ class Plan:
     """What `ecmp` creates in the fabric namespace: tables {switch: id},
     rules [(port, table)], addresses [(port, 'a.b.c.d/31')], neighbours
     [(port, ip, mac)] (a leaf's hosts, static), routes [(table, dst,
-    [(gateway, port), ...])] (one nexthop: a plain route) and the host
-    ports that answer ARP for the addresses they route to (proxy ARP)."""
+    [(gateway, port), ...])] (one nexthop: a plain route), the weights of
+    the nexthops of routes that are not split evenly ({(table, dst):
+    [weight, ...]}, see _unpolarized) and the host ports that answer ARP
+    for the addresses they route to (proxy ARP)."""
     tables: dict = field(default_factory=dict)
     rules: list = field(default_factory=list)
     addresses: list = field(default_factory=list)
     neighbours: list = field(default_factory=list)
     routes: list = field(default_factory=list)
     proxy_arp: list = field(default_factory=list)
+    weights: dict = field(default_factory=dict)
 
 
 def plan(topo, cut=frozenset()) -> Plan:
@@ -88,35 +95,85 @@ def plan(topo, cut=frozenset()) -> Plan:
         for port in (link.a, link.b):
             if port.switch:
                 p.rules.append((port.ifname, p.tables[port.switch]))
-    # Each trunk a /31: leaf side even, spine side odd.
-    up = {}                 # leaf -> [(spine, leaf-side port, spine-side address)]
-    down = {}               # spine -> {leaf: (spine-side port, leaf-side address)}
+    # Each trunk a /31: lower side even, upper side odd.
+    up = {}                 # switch -> [(upper switch, lower-side port, upper-side address)]
+    down = {}               # switch -> [(lower switch, upper-side port, lower-side address)]
     for k, link in enumerate(trunks):
         lo = TRUNK_NET.network_address + 2 * k
         p.addresses += [(link.a.ifname, f"{lo}/31"), (link.b.ifname, f"{lo + 1}/31")]
         if link.a.ifname in cut or link.b.ifname in cut:
             continue
         up.setdefault(link.a.switch, []).append((link.b.switch, link.a.ifname, str(lo + 1)))
-        down.setdefault(link.b.switch, {})[link.a.switch] = (link.b.ifname, str(lo))
+        down.setdefault(link.b.switch, []).append((link.a.switch, link.b.ifname, str(lo)))
+    cabled_up = {}          # switch -> its uplinks' switches, as cabled (cut or not)
+    for link in trunks:
+        cabled_up.setdefault(link.a.switch, []).append(link.b.switch)
+    below = _below(down)
     for h in topo.hosts:
         for nic in h.nics:
+            leaf = nic.leaf
             # Its leaf: the host is one port away (static neighbour, proxy ARP for the rest).
-            p.routes.append((p.tables[nic.leaf], f"{nic.ip}/32", [(None, nic.port)]))
+            p.routes.append((p.tables[leaf], f"{nic.ip}/32", [(None, nic.port)]))
             p.neighbours.append((nic.port, nic.ip, nic.mac))
             p.proxy_arp.append(nic.port)
-            # Every spine: down to the host's leaf.
-            for spine, ports in down.items():
-                if nic.leaf in ports:
-                    port, gw = ports[nic.leaf]
-                    p.routes.append((p.tables[spine], f"{nic.ip}/32", [(gw, port)]))
-            # Every other leaf: up through all its spines at once (the hash picks).
-            for leaf in topo.switches:
-                if leaf in topo.spines or leaf == nic.leaf:
-                    continue
-                hops = [(gw, port) for spine, port, gw in up.get(leaf, [])
-                        if nic.leaf in down.get(spine, {})]
-                p.routes.append((p.tables[leaf], f"{nic.ip}/32", hops))
+            # A switch with the host's leaf below it: down every link toward that leaf.
+            for s in topo.switches:
+                if leaf in below.get(s, ()):
+                    p.routes.append((p.tables[s], f"{nic.ip}/32",
+                                     [(gw, port) for lower, port, gw in down[s]
+                                      if lower == leaf or leaf in below.get(lower, ())]))
+            # Any other switch with uplinks: up through all of them at once (the hash
+            # picks) that lead down to the leaf, or else that lead further up to it.
+            for s in (s for s in topo.switches if s in cabled_up):
+                if s != leaf and leaf not in below.get(s, ()):
+                    hops = _up_hops(s, leaf, up, below)
+                    p.routes.append((p.tables[s], f"{nic.ip}/32", hops))
+                    weights = _unpolarized(s, len(hops), cabled_up)
+                    if weights:
+                        p.weights[(p.tables[s], f"{nic.ip}/32")] = weights
     return p
+
+
+def _unpolarized(s, n: int, cabled_up: dict):
+    """Weights of the n uplinks of a switch s that its own lower switches
+    reach by hashing (an aggregation switch of a three-level tree), or None
+    for even ones. Every switch here hashes with the one kernel's hash
+    (one namespace: no per-switch seed): the kernel gives nexthop i of a
+    multipath route the i-th share of the hash range (hash-threshold), so
+    a lower switch that sent s the flows of the j-th of its A equal shares
+    would see s send them all to one uplink (hash polarization: half the
+    cores of a k=4 tree idle). Weighting s's uplinks so that their shares
+    split that j-th share evenly, as switches hashing with seeds of their
+    own would on average, sends them over every one of its uplinks."""
+    lower = next((x for x, ups in cabled_up.items() if s in ups), None)
+    if n < 2 or lower is None or len(cabled_up[lower]) < 2:
+        return None
+    j, a = cabled_up[lower].index(s), len(cabled_up[lower])
+    return [j * n + 1] + [1] * (n - 2) + [1 + (a - 1 - j) * n]
+
+
+def _below(down: dict) -> dict:
+    """{switch: the switches reachable from it going down only}."""
+    memo: dict = {}
+
+    def reach(s):
+        if s not in memo:
+            memo[s] = set()
+            for lower, _port, _gw in down.get(s, ()):
+                memo[s] |= {lower} | reach(lower)
+        return memo[s]
+    return {s: reach(s) for s in down}
+
+
+def _up_hops(s, leaf, up, below) -> list:
+    """The uplinks of s on shortest up-down paths to `leaf`: to the switches
+    above that have it below them, or else to those that reach it further
+    up (none: every uplink toward it is cut)."""
+    ups = up.get(s, [])
+    direct = [(gw, port) for upper, port, gw in ups if leaf in below.get(upper, ())]
+    if direct or not ups:
+        return direct
+    return [(gw, port) for upper, port, gw in ups if _up_hops(upper, leaf, up, below)]
 
 
 def apply(ipr, fabric_ns: str, p: Plan) -> None:
@@ -138,10 +195,10 @@ def apply(ipr, fabric_ns: str, p: Plan) -> None:
     for port, ip, mac in p.neighbours:
         ipr.neigh("add", dst=ip, lladdr=mac, ifindex=index(port), state=0x80)   # NUD_PERMANENT
     for table, dst, hops in p.routes:
-        _route(ipr, "add", table, dst, hops, index)
+        _route(ipr, "add", table, dst, hops, index, p.weights.get((table, dst)))
 
 
-def _route(ipr, how, table, dst, hops, index) -> None:
+def _route(ipr, how, table, dst, hops, index, weights=None) -> None:
     if not hops:
         return                      # no path left (every uplink toward it cut)
     if len(hops) == 1:
@@ -149,8 +206,10 @@ def _route(ipr, how, table, dst, hops, index) -> None:
         kw = {"gateway": gw} if gw else {"scope": 253}                          # link scope
         ipr.route(how, dst=dst, table=table, oif=index(port), **kw)
     else:
-        ipr.route(how, dst=dst, table=table,
-                  multipath=[{"gateway": gw, "oif": index(port)} for gw, port in hops])
+        weights = weights or [1] * len(hops)
+        ipr.route(how, dst=dst, table=table,       # a nexthop's "hops" is its weight - 1
+                  multipath=[{"gateway": gw, "oif": index(port), "hops": w - 1}
+                             for (gw, port), w in zip(hops, weights)])
 
 
 def reroute(ipr, topo) -> None:
@@ -178,7 +237,8 @@ def reroute(ipr, topo) -> None:
     for table, dst, hops in p.routes:
         live = [(gw, port) for gw, port in hops if port in up_ports]
         if live:
-            _route(ipr, "replace", table, dst, live, index)
+            _route(ipr, "replace", table, dst, live, index, p.weights.get((table, dst))
+                   if len(live) == len(hops) else None)
         else:
             try:
                 ipr.route("del", dst=dst, table=table)

@@ -29,6 +29,15 @@ DATA_FABRIC_NET, DATA_FABRIC_PREFIX = "198.19.0.0", 16   # every NIC of every ra
 HEAD_HOST_NUMBER = 254
 MAX_HOSTS = 200
 MAX_NICS = 8
+# What one testbed holds beyond hosts (checked by the shapes that can grow
+# past it, fat-tree3): every switch is a bridge (or, under ecmp, a routing
+# table and a rule per port) and every switch port a veth end with up to
+# three queues, all in the one fabric namespace; `up` and `down` take time
+# in proportion (docs/testbed.md gives the measured figures). 128 switches
+# hold the largest k-ary tree within MAX_HOSTS (k=8: 80 switches);
+# 2048 switch ports hold it too (k=8: 128 host ports + 512 trunk ends).
+MAX_SWITCHES = 128
+MAX_FABRIC_PORTS = 2048
 TOPOLOGIES = shapes.names()   # --topology: the registry's shapes
 QDISCS = ("pfifo", "fq_codel", "codel")
 
@@ -171,6 +180,15 @@ class Topology:
         return self.spines[((host.number - 1) * k + nic) % len(self.spines)]
 
     @property
+    def levels(self) -> list:
+        """The switches level by level, bottom up: [leaves, spines] of a
+        two-level shape, [leaves] of a star, as the shape said for more."""
+        if "levels" in self.params:
+            return self.params["levels"]
+        lower = [s for s in self.switches if s not in self.spines]
+        return [lower, list(self.spines)] if self.spines else [lower]
+
+    @property
     def nics_per_host(self) -> int:
         return self.params.get("nics_per_host", 1)
 
@@ -208,20 +226,32 @@ def nic_mac(number: int, index: int) -> str:
     return f"02:67:74:{index:02x}:{number >> 8:02x}:{number & 255:02x}"
 
 
-def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
+def build(kind: str, hosts, hosts_per_leaf: int = 0, spines: int = 1,
           taper: float = 1.0, host_rate: str = "100mbit", host_delay: str = "0",
           uplink_delay: str = "0", qdisc: str = "pfifo", ecn: bool = False,
-          queue: int = 100, nics_per_host=1, routing: str = "static") -> Topology:
+          queue: int = 100, nics_per_host=1, routing: str = "static",
+          **shape_options) -> Topology:
     """Check the shape and compute every host, switch, link and queue.
 
     The shape's module (gpcnet.testbed.shapes) says which switches there
     are and where each NIC of each host is cabled; the rest is the same for
     every shape: NIC i of host n is data<i> at 198.19.i.n, every link gets
     its rate, delay and queue, and each leaf's uplinks share the bandwidth
-    of its host ports divided by --taper."""
+    of its host ports divided by --taper (and, in a shape of more levels,
+    each level's uplinks their downlinks' bandwidth by that level's taper).
+
+    hosts None: 10, or as many as the shape's own options say (fat-tree3
+    --k). shape_options: options of one shape alone (None: not given)."""
     if kind not in TOPOLOGIES:
         raise GpcnetError(f"unknown topology {kind!r} (known: {', '.join(TOPOLOGIES)})")
     shape = shapes.get(kind)
+    opts = {k: v for k, v in shape_options.items() if v is not None}
+    for name in opts:
+        if name not in shape.options:
+            owners = [s for s in TOPOLOGIES if name in shapes.get(s).options]
+            raise GpcnetError(f"--{name.replace('_', '-')}: not an option of --topology {kind} "
+                              f"(only of {', '.join(owners) or 'no shape'})")
+    hosts, hosts_per_leaf = shape.sized(hosts, hosts_per_leaf, **opts)
     if not 2 <= hosts <= MAX_HOSTS:
         raise GpcnetError(f"--hosts {hosts}: expected 2 to {MAX_HOSTS}")
     nics = parse_nics(nics_per_host)
@@ -235,9 +265,9 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
     rate = parse_rate(host_rate)
     hdelay, udelay = parse_delay(host_delay), parse_delay(uplink_delay)
     fabric = "gtb-fabric"
-    lay = shape.layout(hosts, nics, hosts_per_leaf, spines, taper, rate)
+    lay = shape.layout(hosts, nics, hosts_per_leaf, spines, taper, rate, **opts)
     per_leaf = lay.hosts_per_leaf
-    routing_modes.check(routing, kind, len(lay.spines))
+    routing_modes.check(routing, kind, len(lay.spines), lay.paths)
 
     topo = Topology(kind=kind, hosts=[], switches=lay.leaves + lay.spines, spines=list(lay.spines),
                     qdisc=qdisc, ecn=ecn, queue=queue, routing=routing)
@@ -253,20 +283,36 @@ def build(kind: str, hosts: int, hosts_per_leaf: int = 0, spines: int = 1,
                                    Port(fabric, nic.port, rate, hdelay, "edge", leaf, rail=i)))
         topo.hosts.append(h)
     uplink_rate = 0
+    level_rates = []
     if lay.trunks:
         # taper = bandwidth of a leaf's host ports / bandwidth of its uplinks, spread over
         # the uplinks (a fat-tree leaf has every NIC of its hosts, a rail leaf one per host).
         uplink_rate = int(lay.host_ports * rate / taper / lay.uplinks) if rate else 0
-        if rate and uplink_rate < 8000:
-            raise GpcnetError(f"--taper {taper:g} leaves uplinks below 8kbit")
-        if uplink_rate > MAX_RATE:
-            raise GpcnetError(f"--taper {taper:g} makes uplinks faster than {MAX_RATE // 10**9}gbit")
+        level_rates = [_checked_uplink_rate(uplink_rate, rate, "--taper", taper, "uplinks")]
+        for lv, up in enumerate(lay.upper, start=1):
+            # each level above: the bandwidth coming up from below / its taper
+            below = level_rates[-1]
+            level_rates.append(_checked_uplink_rate(
+                int(up.downlinks * below / up.taper / up.uplinks) if below else 0, below,
+                up.option, up.taper, f"level-{lv} uplinks"))
         for t in lay.trunks:
-            topo.links.append(Link(Port(fabric, t.lower_port, uplink_rate, udelay, "uplink", t.lower, t.rail),
-                                   Port(fabric, t.upper_port, uplink_rate, udelay, "downlink", t.upper,
+            r = level_rates[t.level]
+            topo.links.append(Link(Port(fabric, t.lower_port, r, udelay, "uplink", t.lower, t.rail),
+                                   Port(fabric, t.upper_port, r, udelay, "downlink", t.upper,
                                         t.rail)))
     topo.params = {"hosts": hosts, "hosts_per_leaf": per_leaf, "spines": len(lay.spines),
                    "taper": taper if lay.trunks else None, "host_rate": rate,
                    "uplink_rate": uplink_rate, "host_delay_us": hdelay,
                    "uplink_delay_us": udelay, "nics_per_host": nics}
+    if lay.levels:
+        # only shapes of more than two levels: the others' state stays as it was
+        topo.params.update(levels=lay.levels, level_uplink_rates=level_rates, **lay.params)
     return topo
+
+
+def _checked_uplink_rate(value: int, below: int, option: str, taper: float, what: str) -> int:
+    if below and value < 8000:
+        raise GpcnetError(f"{option} {taper:g} leaves {what} below 8kbit")
+    if value > MAX_RATE:
+        raise GpcnetError(f"{option} {taper:g} makes {what} faster than {MAX_RATE // 10**9}gbit")
+    return value

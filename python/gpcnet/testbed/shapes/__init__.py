@@ -18,6 +18,7 @@ SHAPES = {
     "star": "star",
     "fat-tree": "fat_tree",
     "rail": "rail",
+    "fat-tree3": "fat_tree3",
 }
 
 
