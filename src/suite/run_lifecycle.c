@@ -8,6 +8,7 @@
 #include "infra/fault_probe.h"
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
+#include "suite/launch_roles.h"
 #include "suite/options/kernel_options.h"
 #include "suite/output_checks.h"
 #include "suite/record/phase_counters.h"
@@ -107,6 +108,8 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run->setup_s = -1.0;
     MPI_Comm_rank(run->world, &run->rank);
     MPI_Comm_size(run->world, &run->size);
+    /* An MPMD launch: every application the same command (launch_roles.h). */
+    launch_apps_check(run->world, program_name(program), *argc, *argv);
 
     name_catalog_t tests, congestors;
     catalogues(&tests, &congestors);
