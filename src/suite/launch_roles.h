@@ -19,7 +19,8 @@
  * many applications the launch has (1 for a plain launch). */
 int launch_apps_check(MPI_Comm world, const char *program, int argc, char **argv);
 
-/* Collective over world, load test, after run_init. With one application
+/* Collective over world, load test, in run_init (after the nodes are
+ * known, before the output directory is made). With one application
  * nothing happens and 0 is returned. Otherwise checks the launch against
  * the rules of the draw (whole nodes per role, 2 canary nodes and 2 nodes
  * per congestor, no --canary-fraction, no --placement colocated), refusing

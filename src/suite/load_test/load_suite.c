@@ -127,9 +127,9 @@ int network_load_test_main(int argc, char **argv)
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
     const run_plan_t *plan = run.plan;
-    /* An MPMD launch gives the roles (suite/launch_roles.h); its own checks
-     * stand for the node count's. */
-    if (!launch_roles_init(&run))
+    /* An MPMD launch gave the roles (checked in run_init, launch_roles.h);
+     * its checks stand for the node count's. */
+    if (!launch_roles_active())
         load_check_node_count(&run);
     launch_roles_collect_env(&run);
     run_add_json_section(&run, (run_json_section_t){launch_roles_json, NULL});
