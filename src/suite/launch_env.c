@@ -14,14 +14,12 @@ const char *const launch_env_names[] = {
     "UCX_IB_TRAFFIC_CLASS",            /* UCX: IB traffic class / RoCE DSCP<<2 */
     "NCCL_IB_SL",                      /* NCCL: InfiniBand service level */
     "NCCL_IB_TC",                      /* NCCL: traffic class (RoCE) */
-    "MV2_DEFAULT_SERVICE_LEVEL",       /* MVAPICH2: InfiniBand service level */
-    "MV2_DEFAULT_TRAFFIC_CLASS",       /* MVAPICH2: traffic class (RoCE) */
-    "OMPI_MCA_btl_openib_ib_service_level", /* Open MPI < 5 openib BTL */
-    "FI_OPX_ROUTE_CONTROL",            /* libfabric OPX (Omni-Path) route control */
-    "FI_OPX_SL",                       /* libfabric OPX service level */
-    "HFI_SL",                          /* PSM2 (Omni-Path) service level */
+    "MV2_DEFAULT_SERVICE_LEVEL",       /* MVAPICH2: IB service level / RoCE priority */
+    "OMPI_MCA_btl_openib_ib_service_level", /* Open MPI before 5: openib BTL */
+    "HFI_SL",                          /* PSM2 (Omni-Path): service level */
+    "FI_OPX_ROUTE_CONTROL",            /* libfabric OPX (Omni-Path): route control */
     "MPICH_OFI_DEFAULT_TCLASS",        /* Cray MPICH: libfabric traffic class */
-    "SLINGSHOT_TCS",                   /* Slurm hpe_slingshot: traffic classes */
+    "SLINGSHOT_TCS",                   /* Slurm/Flux on Slingshot: classes allowed */
     NULL,
 };
 
