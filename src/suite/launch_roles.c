@@ -134,8 +134,15 @@ void launch_roles_share_line(const run_t *run, char *buf, size_t len)
 
 void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
-    (void)ctx;
     jw_object_begin(w, "roles");
+    if (ctx) {
+        /* network_congestor: every rank congests, in a job of its own. */
+        jw_string(w, "source", "congestor_job");
+        const char *const roles[] = {ctx};
+        launch_env_json(w, &run->nodes, roles);
+        jw_object_end(w);
+        return;
+    }
     jw_string(w, "source", launch.active ? "launch" : "draw");
     if (launch.active) {
         jw_int(w, "applications", 2);

@@ -39,7 +39,8 @@ int launch_roles_placement(run_t *run, placement_t *p);
 void launch_roles_share_line(const run_t *run, char *buf, size_t len);
 /* The "roles" member of the results document (a run_json_section_t):
  * where the roles came from and, per role, the launch variables
- * (suite/launch_env.h). */
+ * (suite/launch_env.h). ctx NULL: the load test; a role name (a const
+ * char *): network_congestor, whose whole job has that one role. */
 void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx);
 void launch_roles_free(void);
 

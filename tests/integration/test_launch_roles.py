@@ -147,3 +147,22 @@ def test_bad_launch_is_refused_in_one_line(tmp_path, parts, what, fix):
     assert "Traceback" not in p.stderr
     assert not out.exists(), sorted(out.iterdir())  # nothing created
 
+
+
+def test_congestor_job_records_its_class(harness, tmp_path):
+    """A congestor job beside a canary job of its own (docs/traffic_classes.md
+    #separate-jobs): its JSON says which class its launch chose."""
+    out = tmp_path / "out"
+    p = harness.run(4, "network_congestor", "--emulate-nodes", "1", "--congestors", "a2a",
+                    "--duration", "0.3", "--congestor-iterations", "4", "-q",
+                    "--output-dir", out, env={"NCCL_IB_SL": "4"})
+    assert p.returncode == 0, p.stderr[-2000:]
+    doc = harness.load_json(out / "network_congestor.json")
+    validate = harness.schema_validator()
+    if validate:
+        validate(doc)
+    roles = doc["roles"]
+    assert roles["source"] == "congestor_job"
+    assert set(roles["launch_variables"]) == {"watched", "congestors"}
+    sl = roles["launch_variables"]["congestors"]["NCCL_IB_SL"]
+    assert [(v["value"], v["ranks"], v["nodes"]) for v in sl["values"]] == [("4", 4, 4)]
