@@ -96,6 +96,9 @@ EVERY_BUILD = [
     "reliability/test_congestor.py",
     "reliability/test_congestor_ranks.py",
     "reliability/test_oversubscription.py",
+    # roles from an MPMD launch: MPI_APPNUM and per-application environments
+    # are the launcher's (Open MPI's -x, Hydra's -env)
+    "integration/test_launch_roles.py",
     # how nodes are found (MPI_Comm_split_type) and how every rank exits
     "reliability/test_nodes.py",
     "reliability/test_bad_options.py",

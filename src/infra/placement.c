@@ -79,6 +79,37 @@ int placement_compute(placement_t *p, uint64_t seed, int n_nodes, double canary_
     return 0;
 }
 
+int placement_compute_given(placement_t *p, uint64_t seed, int n_nodes, const int *is_congestor,
+                            int n_kernels, const int *weights)
+{
+    int nc = 0;
+    for (int i = 0; i < n_nodes; i++)
+        nc += is_congestor[i] != 0;
+    if (nc < 2 * n_kernels || n_nodes - nc < 2)
+        return -1;
+    shuffle_nodes(p, seed, n_nodes, 0);
+    /* Stable partition of the shuffled list: congestor nodes first. */
+    int *shuffled = malloc(sizeof(int) * (size_t)n_nodes);
+    for (int i = 0; i < n_nodes; i++)
+        shuffled[i] = p->order[i];
+    int c = 0, k = nc;
+    for (int i = 0; i < n_nodes; i++) {
+        int node = shuffled[i];
+        if (is_congestor[node]) {
+            p->order[c++] = node;
+            p->is_congestor[node] = 1;
+        } else {
+            p->order[k++] = node;
+        }
+    }
+    free(shuffled);
+    p->n_congestor_nodes = nc;
+    p->n_canary_nodes = n_nodes - nc;
+    p->colocated = 0;
+    deal_kernels(p, seed, n_kernels, weights);
+    return 0;
+}
+
 int placement_min_nodes_colocated(int n_kernels)
 {
     return 2 * n_kernels > 2 ? 2 * n_kernels : 2;

@@ -35,6 +35,14 @@ int placement_congestor_nodes(int n_nodes, double canary_fraction);
  * of weight w gets w shares of the congestor nodes. */
 int placement_compute(placement_t *p, uint64_t seed, int n_nodes, double canary_fraction,
                       int n_kernels, const int *weights);
+/* Roles the launch gave (docs/method.md#roles-from-the-launch):
+ * is_congestor[n] says whether node n runs congestors. The node list is
+ * shuffled with the seed as placement_compute shuffles it, the congestor
+ * nodes then taken first in that order, and the kernels dealt as there.
+ * Returns -1 (nothing allocated) when fewer than 2 nodes run canaries or
+ * fewer than 2 per kernel run congestors. */
+int placement_compute_given(placement_t *p, uint64_t seed, int n_nodes, const int *is_congestor,
+                            int n_kernels, const int *weights);
 /* Colocated placement: all n_nodes nodes run canaries and congestors
  * (docs/method.md#knobs). Returns -1 when n_nodes < max(2, 2 n_kernels). */
 int placement_compute_colocated(placement_t *p, uint64_t seed, int n_nodes, int n_kernels,

@@ -8,6 +8,7 @@
 #include "infra/fault_probe.h"
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
+#include "suite/launch_roles.h"
 #include "suite/options/kernel_options.h"
 #include "suite/output_checks.h"
 #include "suite/record/phase_counters.h"
@@ -107,6 +108,8 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run->setup_s = -1.0;
     MPI_Comm_rank(run->world, &run->rank);
     MPI_Comm_size(run->world, &run->size);
+    /* An MPMD launch: every application the same command (launch_roles.h). */
+    launch_apps_check(run->world, program_name(program), *argc, *argv);
 
     name_catalog_t tests, congestors;
     catalogues(&tests, &congestors);
@@ -164,6 +167,10 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     if (nodes_discover(&run->nodes, run->world, run->plan->set.emulate_ppn, run->plan->set.emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
                  program_name(program), run->plan->set.emulate_nodes, run->size);
+    /* An MPMD launch's roles are checked before the output directory is
+     * made: a refused launch leaves nothing behind (launch_roles.h). */
+    if (program == PROGRAM_NETWORK_LOAD_TEST)
+        launch_roles_init(run);
     output_checks_run(run);
     /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
     nic_record_init(run->world, &run->nodes, program_name(program));

@@ -62,8 +62,9 @@ MEASURED = {"started_at", "finished_at", "setup_s", "wall_s", "avg", "p99", "p99
             "mib_s_total", "mean", "cv", "values", "counters"}
 # JSON keys added since the base commit, by design: left out of the
 # comparison (network_congestor's per-rank bandwidth, issue 25; the MPI
-# thread level, which --fault-probe raises, issue 27).
-ADDED = {"slowest_rank", "rank_bandwidth", "mpi_thread_level"}
+# thread level, which --fault-probe raises, issue 27; the load test's roles
+# and launch variables, issue 54).
+ADDED = {"slowest_rank", "rank_bandwidth", "mpi_thread_level", "roles"}
 NUMBER_CELL = re.compile(r"^\s*-?[0-9.]+[X%]?\s*$")
 
 

@@ -119,7 +119,9 @@ def test_the_report_names_the_slow_node(harness, tmp_path, shim):
     # Named, whatever else the noise of a shared host names beside it.
     named = re.search(r"Hosts behind slow links: (.*?)\.</p>", html).group(1)
     assert f'<strong class="slow">{slow}</strong>' in named, named
-    assert f"node {slow}: sends" in html
+    # Named by its row, its column or both: which of them crosses the
+    # threshold on a loaded host is chance (its receives are slow too).
+    assert re.search(rf"node {re.escape(slow)}: (sends|receives)", html), html[-3000:]
 
 
 def test_one_node_is_refused_with_one_line(harness, tmp_path):

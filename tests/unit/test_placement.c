@@ -117,6 +117,26 @@ int main(void)
     CHECK(placement_canary_list(&a) == a.order + 8);
     placement_free(&a);
 
+    /* Roles the launch gave (an MPMD launch): the given nodes congest, the
+     * kernels are dealt over them as over drawn ones, the rest measure. */
+    int given[12] = {0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 1}; /* 8 congestor nodes */
+    CHECK(placement_compute_given(&a, 7, 12, given, 4, NULL) == 0);
+    CHECK(a.n_congestor_nodes == 8 && a.n_canary_nodes == 4 && !a.colocated);
+    ok = 1;
+    for (int i = 0; i < 12; i++)
+        ok &= (i < 8) == given[a.order[i]] && a.is_congestor[a.order[i]] == given[a.order[i]] &&
+              (a.kernel_of_node[a.order[i]] >= 0) == given[a.order[i]];
+    CHECK(ok);
+    for (int k = 0; k < 4; k++)
+        CHECK(placement_kernel_nodes(&a, k) == 2);
+    placement_compute_given(&b, 7, 12, given, 4, NULL);
+    CHECK(memcmp(a.order, b.order, sizeof(int) * 12) == 0); /* a pure function */
+    placement_free(&b);
+    placement_free(&a);
+    CHECK(placement_compute_given(&a, 7, 12, given, 5, NULL) == -1); /* 8 < 2 x 5 */
+    int one_canary[6] = {1, 1, 1, 0, 1, 1};
+    CHECK(placement_compute_given(&a, 7, 6, one_canary, 1, NULL) == -1);
+
     /* Canary fraction changes the split. */
     CHECK(placement_compute(&a, 5, 40, 0.5, 4, NULL) == 0);
     CHECK(a.n_congestor_nodes == 20 && a.n_canary_nodes == 20);

@@ -7,13 +7,16 @@
 
 #include "infra/fatal.h"
 #include "infra/node_lists.h"
+#include "suite/launch_roles.h"
 
 /* Placement of the current repetition; exits (on every rank alike) when a
  * kernel would get fewer than two nodes. */
 void load_place(run_t *run)
 {
     const run_plan_t *plan = run->plan;
-    int rc = plan->set.placement == PLACEMENT_COLOCATED
+    int launched = launch_roles_active();
+    int rc = launched ? launch_roles_placement(run, &run->placement)
+             : plan->set.placement == PLACEMENT_COLOCATED
                  ? placement_compute_colocated(&run->placement, run_seed(run), run->nodes.n_nodes,
                                                run->plan->n_congestors, run->plan->weights)
                  : placement_compute(&run->placement, run_seed(run), run->nodes.n_nodes,
@@ -27,7 +30,7 @@ void load_place(run_t *run)
     for (int k = 0; k < run->plan->n_congestors; k++) {
         int got = placement_kernel_nodes(&run->placement, k);
         if (got < 2)
-            exit_all(1,
+            exit_all(launched ? 2 : 1,
                      "network_load_test: congestor %s gets %d of the %d congestor nodes with "
                      "these --congestors weights; every congestor needs at least 2 nodes. "
                      "Lower the other weights or run on more nodes.\n",

@@ -13,6 +13,7 @@
 #include "suite/load_test/burst_sweep.h"
 #include "suite/load_test/load_phase.h"
 #include "suite/load_test/load_placement.h"
+#include "suite/launch_roles.h"
 #include "suite/load_roles.h"
 #include "suite/load_test/load_sync.h"
 #include "suite/load_test/load_timeline.h"
@@ -103,13 +104,16 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
 static void print_preamble(run_t *run)
 {
     const placement_t *p = &run->placement;
-    char line1[128], line2[160];
+    char line1[128], line2[160], line3[96];
     snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", p->n_canary_nodes);
     snprintf(line2, sizeof(line2),
              "  %i nodes running Congestion Tests (min %i nodes per congestor)",
              p->n_congestor_nodes, p->n_congestor_nodes / run->plan->n_congestors);
-    const char *lines[] = {line1, line2};
-    run_print_preamble(run, lines, 2);
+    launch_roles_share_line(run, line3, sizeof(line3));
+    const char *lines[] = {line1, line2, line3};
+    /* The draw's share is in the settings (canary fraction); the launch's
+     * has its own line. */
+    run_print_preamble(run, lines, launch_roles_active() ? 3 : 2);
 }
 
 int network_load_test_main(int argc, char **argv)
@@ -123,7 +127,12 @@ int network_load_test_main(int argc, char **argv)
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
     const run_plan_t *plan = run.plan;
-    load_check_node_count(&run);
+    /* An MPMD launch gave the roles (checked in run_init, launch_roles.h);
+     * its checks stand for the node count's. */
+    if (!launch_roles_active())
+        load_check_node_count(&run);
+    launch_roles_collect_env(&run);
+    run_add_json_section(&run, (run_json_section_t){launch_roles_json, NULL});
     if (run.rank == 0) {
         run.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
     }
@@ -181,6 +190,7 @@ int network_load_test_main(int argc, char **argv)
     free(acc);
     node_probe_run(&run, &probe); /* --node-probe: after every published phase */
     suite_finish(&run);
+    launch_roles_free();
     node_probe_free(&probe);
     load_timeline_free(&timeline);
     return 0;

@@ -22,9 +22,12 @@
 #include "infra/agree.h"
 #include "infra/fatal.h"
 #include "infra/report.h"
+#include "suite/launch_env.h"
+#include "suite/launch_roles.h"
 #include "suite/network_congestor/congestor_report.h"
 #include "suite/network_congestor/congestor_stop.h"
 #include "suite/load_roles.h"
+#include "suite/record/run_record.h"
 #include "suite/network_congestor/congestor_suite.h"
 #include "suite/record/phase_end.h"
 #include "suite/run_lifecycle.h"
@@ -248,6 +251,10 @@ int network_congestor_main(int argc, char **argv)
                      run.nodes.n_nodes);
 
     congestor_stop_on_signals();
+    /* A congestor job beside a canary job of its own: the class or route
+     * its launch chose, recorded as the load test records it. */
+    launch_env_collect(run.world, &run.nodes, 0, 1);
+    run_add_json_section(&run, (run_json_section_t){launch_roles_json, "congestors"});
 
     congestor_report_t cr;
     congestor_report_init(&run, &cr);
@@ -264,6 +271,7 @@ int network_congestor_main(int argc, char **argv)
         congestor_report_finish(&run, &cr, NULL, 0.0);
     roles_free(&run, &ro);
     suite_finish(&run); /* the final JSON, congestor_run included */
+    launch_roles_free();
     congestor_report_free(&cr);
     free(pairs);
     return 0;
