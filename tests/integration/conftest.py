@@ -1,3 +1,5 @@
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,3 +20,17 @@ def harness():
         if not mpi_harness.binary(name).exists():
             pytest.fail(f"{mpi_harness.binary(name)} is not built: run scripts/test.sh")
     return mpi_harness
+
+
+@pytest.fixture(scope="module")
+def slow_send_shim(tmp_path_factory):
+    """tests/mpi/slow_send_shim.c built against the MPI under test (its
+    handles differ): preloaded, it delays one rank's sends of given tags."""
+    mpicc = (shutil.which("mpicc") if mpi_harness.MPI == "openmpi"
+             else (shutil.which("mpicc.mpich") or shutil.which("mpicc")))
+    if not mpicc:
+        pytest.skip("no mpicc for the slow-send preload")
+    out = tmp_path_factory.mktemp("shim") / "slow_send_shim.so"
+    subprocess.run([mpicc, "-O2", "-shared", "-fPIC", "-o", str(out),
+                    str(mpi_harness.REPO / "tests" / "mpi" / "slow_send_shim.c")], check=True)
+    return out

@@ -9,13 +9,12 @@ a degraded link out of that node would: its row of the matrix (what it
 sends) is slow, and the report must name it."""
 import math
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from mpi_harness import MPI, REPO
+from mpi_harness import REPO
 
 SOURCE = "src/suite/network_test/all_pairs.c"
 # Per send of the slow rank's bandwidth messages: 13 sends a shift, so 5
@@ -27,17 +26,6 @@ SMALL = ["--all-pairs-bytes", "65536"]
 
 def _tag(name):
     return re.search(rf"#define {name} (\d+)", (REPO / SOURCE).read_text()).group(1)
-
-
-@pytest.fixture(scope="module")
-def shim(tmp_path_factory):
-    mpicc = shutil.which("mpicc") if MPI == "openmpi" else (shutil.which("mpicc.mpich") or shutil.which("mpicc"))
-    if not mpicc:
-        pytest.skip("no mpicc for the slow-send preload")
-    out = tmp_path_factory.mktemp("shim") / "slow_send_shim.so"
-    subprocess.run([mpicc, "-O2", "-shared", "-fPIC", "-o", str(out),
-                    str(REPO / "tests" / "mpi" / "slow_send_shim.c")], check=True)
-    return out
 
 
 def gpcnet(*args):
@@ -103,8 +91,8 @@ def test_parse_and_table_read_a_run_with_the_matrix(harness, tmp_path):
     assert table.returncode == 0 and "| network_test | 3 |" in table.stdout, table.stderr
 
 
-def test_the_report_names_the_slow_node(harness, tmp_path, shim):
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "3", "GPCNET_SLOW_USEC": SLOW_USEC,
+def test_the_report_names_the_slow_node(harness, tmp_path, slow_send_shim):
+    env = {**harness.preload_env(slow_send_shim), "GPCNET_SLOW_RANK": "3", "GPCNET_SLOW_USEC": SLOW_USEC,
            "GPCNET_SLOW_TAGS": _tag("TAG_ALL_PAIRS_BW")}
     p, doc = run_all_pairs(harness, tmp_path, 6, env=env)
     slow = doc["all_pairs"]["nodes"][3]

@@ -8,7 +8,6 @@ option the document has no probe, and with it the printed tables keep
 their lines (only the probe's phase and member are added)."""
 import json
 import re
-import shutil
 import subprocess
 import sys
 
@@ -35,18 +34,6 @@ def _tag(source, name):
 SLOW = {"GPCNET_SLOW_USEC": SLOW_USEC,
         "GPCNET_SLOW_TAGS": ",".join([_tag("src/suite/node_probe.c", "TAG_NODE_PROBE"),
                                       _tag("src/infra/nic_probe.c", "TAG_NIC_PROBE")])}
-
-
-@pytest.fixture(scope="module")
-def shim(tmp_path_factory):
-    # The preload is built against the MPI under test (its handles differ).
-    mpicc = shutil.which("mpicc") if MPI == "openmpi" else (shutil.which("mpicc.mpich") or shutil.which("mpicc"))
-    if not mpicc:
-        pytest.skip("no mpicc for the slow-send preload")
-    out = tmp_path_factory.mktemp("shim") / "slow_send_shim.so"
-    subprocess.run([mpicc, "-O2", "-shared", "-fPIC", "-o", str(out),
-                    str(REPO / "tests" / "mpi" / "slow_send_shim.c")], check=True)
-    return out
 
 
 def gpcnet_nodes(path):
@@ -83,8 +70,8 @@ def check_probe(harness, doc, n_nodes, rounds):
     assert doc["phases"][-1]["name"] == "node_probe"
 
 
-def test_network_test_names_the_slow_node(harness, tmp_path, shim):
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "4", **SLOW}
+def test_network_test_names_the_slow_node(harness, tmp_path, slow_send_shim):
+    env = {**harness.preload_env(slow_send_shim), "GPCNET_SLOW_RANK": "4", **SLOW}
     p = harness.run(6, "network_test", "--emulate-nodes", "1", *harness.QUICK,
                     "--tests", "rr_two_sided_lat", "--node-probe", "10",
                     "--output-dir", tmp_path, env=env)
@@ -99,10 +86,10 @@ def test_network_test_names_the_slow_node(harness, tmp_path, shim):
     assert re.search(rf"^Slow nodes: {re.escape(slow_name)} \(z [0-9.]+\)", text, re.M), text
 
 
-def test_load_test_names_the_slow_node(harness, tmp_path, shim):
+def test_load_test_names_the_slow_node(harness, tmp_path, slow_send_shim):
     # Two ranks per node: the slow rank 6 leads node 3 (a canary or a
     # congestor node, whatever the placement).
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "6", **SLOW}
+    env = {**harness.preload_env(slow_send_shim), "GPCNET_SLOW_RANK": "6", **SLOW}
     p = harness.run(20, "network_load_test", "--emulate-nodes", "2", *harness.QUICK,
                     *harness.QUICK_CONGESTORS, "--seed", "3", "--tests", "rr_two_sided_lat",
                     "--node-probe", "9", "--output-dir", tmp_path, env=env, timeout=300)

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conftest import STATE_DIR, gpcnet, make_testbed, our_namespaces
-from test_routing import in_ns, send, sink
+from test_routing import every_pair_reaches_every_other, in_ns, send, sink
 
 SHAPE = ["--topology", "fat-tree3", "--hosts", "4", "--hosts-per-leaf", "1", "--pods", "2",
          "--aggs", "2", "--cores", "4", "--host-rate", "none"]
@@ -51,23 +51,8 @@ def cores_of_flows(flows):
     return chosen
 
 
-def every_pair_reaches_every_other():
-    sinks = [sink(ns, ip, len(HOSTS) - 1) for ns, ip in HOSTS]
-    try:
-        for ns, ip in HOSTS:
-            for _dns, dip in HOSTS:
-                if dip != ip:
-                    send(ns, ip, 0, dip, 20_000)
-        for k in sinks:
-            assert k.wait(timeout=60) == 0
-    finally:
-        for k in sinks:
-            k.kill()
-            k.wait()
-
-
 def test_ecmp_every_pair_reaches_every_other(ecmp_testbed):
-    every_pair_reaches_every_other()
+    every_pair_reaches_every_other(HOSTS)
 
 
 def test_ecmp_spreads_flows_between_pods_over_every_core(ecmp_testbed):
@@ -106,7 +91,7 @@ def test_ecmp_status_says_three_levels(ecmp_testbed, tmp_path):
 
 def test_static_every_pair_and_one_core_per_destination(clean):
     gpcnet("testbed", "up", *SHAPE, timeout=180)
-    every_pair_reaches_every_other()
+    every_pair_reaches_every_other(HOSTS)
     # node03 is destination 2: aggregation switch 2 mod 2 = 0, core 0 * 2 + (2 div 2) mod 2
     # = core1, from either host of pod 0 and whatever the port; node04 (3): core3.
     flows = [(src, port, 3) for src in (1, 2) for port in (45000, 45001, 45002)]

@@ -82,8 +82,8 @@ def uplinks_of_flows(ports):
     return chosen
 
 
-def test_every_pair_reaches_every_other(ecmp_testbed):
-    hosts = [(f"gtb-node0{n}", f"198.19.0.{n}") for n in range(1, 5)]
+def every_pair_reaches_every_other(hosts):
+    """A short TCP transfer from every host (namespace, address) to every other."""
     sinks = [sink(ns, ip, len(hosts) - 1) for ns, ip in hosts]
     try:
         for ns, ip in hosts:
@@ -96,6 +96,10 @@ def test_every_pair_reaches_every_other(ecmp_testbed):
         for k in sinks:
             k.kill()
             k.wait()
+
+
+def test_every_pair_reaches_every_other(ecmp_testbed):
+    every_pair_reaches_every_other([(f"gtb-node0{n}", f"198.19.0.{n}") for n in range(1, 5)])
 
 
 def test_flows_differing_only_in_port_take_both_uplinks(ecmp_testbed):
