@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from mpi_harness import MPI, REPO
+from mpi_harness import REPO
 
 # Per send of the slow rank, of the probes' messages only (their tags, read
 # from src/suite/node_probe.c and src/infra/nic_probe.c): the rest of the
