@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpcnet.testbed import classes
 from gpcnet.testbed.topology import Topology, format_rate
 
 FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
@@ -63,6 +64,8 @@ def sample(topo: Topology) -> dict:
                     "link_tx_bytes": s64.get("tx_bytes", 0),
                     "link_rx_bytes": s64.get("rx_bytes", 0),
                     "link_tx_dropped": s64.get("tx_dropped", 0)}
+                if topo.classes and p.switch and p.rate:
+                    ports[port_key(p)]["classes"] = classes.class_stats(ipr, idx, topo.classes["count"])
     return {"time": time.time(), "ports": ports}
 
 
@@ -110,6 +113,8 @@ def delta(before: dict, after: dict) -> dict:
         b = before["ports"].get(key, {})
         out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps", "rail")
                         else v) for k, v in a.items()}
+        if "classes" in a:
+            out[key]["classes"] = classes.delta(b.get("classes") or {}, a["classes"])
     return {"seconds": after["time"] - before["time"], "ports": out}
 
 
