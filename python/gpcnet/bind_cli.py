@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpcnet-bind", description=__doc__.split("\n\n")[0],
                 usage="gpcnet-bind [--nics A,B,... | --nics-per-node K] [--splitter S] "
-                      "[--mpi M] [--traffic-class K] [--show] -- PROGRAM [ARGS...]")
+                      "[--mpi M] [--traffic-class K [--class-hosts H,...]] [--show] -- PROGRAM [ARGS...]")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--nics", help="the node's NICs, comma-separated: netdevs (eth1) or "
                        "RDMA ports as UCX names them (mlx5_0:1); index in the list = rail")
@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="testbed: join traffic class K (0 to N-1 of up --traffic-classes N): every TCP "
                         "connection of the rank and its children carries the class; default: "
                         f"${traffic_class.ENV} when set, else class 0")
+    p.add_argument("--class-hosts", metavar="H1,H2,...",
+                   help="join --traffic-class only on these hosts (by host name); ranks elsewhere stay "
+                        "in class 0 (e.g. the canary nodes of a placement seed)")
     p.add_argument("--show", action="store_true",
                    help="print the rank's choice and variables instead of starting PROGRAM")
     p.add_argument("command", nargs=argparse.REMAINDER)
@@ -88,6 +91,8 @@ def main(argv=None) -> int:
     tclass_text, source = args.traffic_class, "--traffic-class"
     if tclass_text is None and os.environ.get(traffic_class.ENV, "").strip():
         tclass_text, source = os.environ[traffic_class.ENV], traffic_class.ENV
+    if args.class_hosts is not None and args.traffic_class is None:
+        _parser().error("--class-hosts needs --traffic-class K")
     if args.nics is None and args.nics_per_node is None and tclass_text is None:
         _parser().error("give --nics, --nics-per-node or --traffic-class (or set "
                         f"{traffic_class.ENV})")
@@ -101,8 +106,10 @@ def main(argv=None) -> int:
     try:
         tclass = None if tclass_text is None else traffic_class.parse(tclass_text, source)
         if tclass is not None:
-            env[traffic_class.ENV] = str(tclass)
             traffic_class.join_check(tclass, source)   # refused before anything: no such class
+            if args.class_hosts is not None and socket.gethostname() not in args.class_hosts.split(","):
+                tclass = 0                             # not one of the hosts named: the default class
+            env[traffic_class.ENV] = str(tclass)
         if args.nics is None and args.nics_per_node is None:
             return _class_only(args, command, env, label, (tclass, source))
         lrank = local_rank(env)
