@@ -141,13 +141,19 @@ def test_ranks_of_either_mpi_join_their_class(clean, tmp_path, mpi):
 def test_open_mpi_benchmark_traffic_is_in_its_class(clean, tmp_path):
     gpcnet("testbed", "up", *UP, "--traffic-classes", "2", timeout=180)
     counters = tmp_path / "c.json"
-    gpcnet("testbed", "run", "--timeout", 180, "--counters", counters, "--",
+    gpcnet("testbed", "run", "--timeout", 180, "--counters", counters, "--counters-interval", "0.2", "--",
            *python_on_every_host(), "-m", "gpcnet.bind_cli", "--traffic-class", "1", "--",
            binary("network_test"), "--tests", "rr_two_sided_bw", *QUICK, "--output-dir", tmp_path / "o",
            timeout=240)
     edges = [p["classes"] for p in load(counters)["delta"]["ports"].values() if p["tier"] == "edge"]
     one, zero = sum(c["1"]["bytes"] for c in edges), sum(c["0"]["bytes"] for c in edges)
     assert one > 1_000_000 and zero < one / 20
+    # The series has each interval's per-class counters too: they add up to at most the
+    # delta's (the series starts at the sampler's first reading, inside the job).
+    samples = load(counters)["series"]["samples"]
+    edge_keys = [k for k, p in load(counters)["delta"]["ports"].items() if p["tier"] == "edge"]
+    edge_series = sum(s["ports"][k]["classes"]["1"]["bytes"] for s in samples for k in edge_keys)
+    assert 0 < edge_series <= one
 
 
 def test_down_mid_run_leaves_no_cgroup_nor_process(clean, tmp_path):

@@ -132,7 +132,9 @@ def series(readings: list, start: float, interval: float, errors: list) -> dict:
         if d["seconds"] <= 0:
             continue
         samples.append({"t": round(after["time"] - start, 6), "dt": round(d["seconds"], 6),
-                        "ports": {k: {f: p[f] for f in SERIES_FIELDS} for k, p in d["ports"].items()}})
+                        "ports": {k: {**{f: p[f] for f in SERIES_FIELDS},
+                                      **({"classes": p["classes"]} if "classes" in p else {})}
+                                  for k, p in d["ports"].items()}})
     return {"interval_s": interval, "start_epoch_s": start, "samples": samples, "errors": errors}
 
 
@@ -157,6 +159,10 @@ def switch_reader(topo: Topology):
             name = index.get(msg["index"])
             if msg.get("parent") == 0xFFFFFFFF and name in names:
                 ports[names[name]] = _root_stats(msg)
+                if topo.classes and msg.get_attr("TCA_KIND") == "htb":
+                    # A class dump is per interface: one more request per port.
+                    ports[names[name]]["classes"] = classes.class_stats(ipr, msg["index"],
+                                                                        topo.classes["count"])
         return {"time": t, "ports": ports}
     return read
 
