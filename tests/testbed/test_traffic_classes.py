@@ -76,10 +76,21 @@ def classes_at(path):
     return load(path)["ports"][UPLINK]["classes"]
 
 
-def two_classes_flow(tmp_path, seconds=SECONDS):
+def uplink_classes(path):
+    """Per class, the bytes summed over every leaf's uplinks."""
+    out = {}
+    for p in load(path)["ports"].values():
+        if p["tier"] == "uplink":
+            for k, c in p["classes"].items():
+                out[k] = out.get(k, 0) + c["bytes"]
+    return out
+
+
+def two_classes_flow(tmp_path, seconds=SECONDS, every_uplink=False):
     """node01 sends in class 0 and node02 in class 1 to node03, at once;
-    returns (bytes each class put through leaf0's uplink, bytes the
-    receiver got from each, the TOS each sender's socket carried)."""
+    returns (bytes each class put through leaf0's uplink, or with
+    every_uplink through all uplinks, bytes the receiver got from each,
+    the TOS each sender's socket carried)."""
     recv_py, send_py = tmp_path / "recv.py", tmp_path / "send.py"
     recv_py.write_text(RECEIVER)
     send_py.write_text(SENDER)
@@ -96,8 +107,12 @@ def two_classes_flow(tmp_path, seconds=SECONDS):
         tos.append(int(out.split()[0]))
     receiver.communicate(timeout=60)
     gpcnet("testbed", "status", "--json", tmp_path / "after.json")
-    before, after = classes_at(tmp_path / "before.json"), classes_at(tmp_path / "after.json")
-    port = {k: after[k]["bytes"] - before[k]["bytes"] for k in ("0", "1")}
+    if not every_uplink:
+        before, after = classes_at(tmp_path / "before.json"), classes_at(tmp_path / "after.json")
+        port = {k: after[k]["bytes"] - before[k]["bytes"] for k in ("0", "1")}
+    else:   # several spines: leaf0's traffic is spread over its uplinks
+        before, after = uplink_classes(tmp_path / "before.json"), uplink_classes(tmp_path / "after.json")
+        port = {k: after[k] - before[k] for k in ("0", "1")}
     received = json.loads(got.read_text())
     return port, {"0": received["198.19.0.1"], "1": received["198.19.0.2"]}, tos
 
@@ -114,6 +129,18 @@ def test_strict_priority_gives_the_high_class_the_uplink(clean, tmp_path):
     out = gpcnet("testbed", "status", "--counters").stdout
     assert "traffic classes:" in out and any(l.startswith(UPLINK) and l.split()[1] == "1" for l in out.splitlines())
     assert "2 traffic classes, strict priority (class 1 first)" in out.splitlines()[0]
+
+
+def test_routed_switches_classify_alike(clean, tmp_path):
+    """--routing ecmp: the switches route (the class is read from the
+    packet at every hop, as when they bridge); each class's bytes over the
+    uplinks are what its receiver got, plus headers, on whichever spine
+    each flow was hashed to."""
+    gpcnet("testbed", "up", *UP, "--spines", "2", "--routing", "ecmp", "--traffic-classes", "2", timeout=180)
+    port, received, tos = two_classes_flow(tmp_path, seconds=2, every_uplink=True)
+    assert tos == [0, 32]
+    for k in ("0", "1"):
+        assert received[k] > 1_000_000 and received[k] <= port[k] <= received[k] * 1.1 + 200_000, (port, received)
 
 
 def test_weighted_sharing_follows_the_weights(clean, tmp_path):
