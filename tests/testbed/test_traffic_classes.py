@@ -234,3 +234,21 @@ def test_gpcnet_bind_refuses_a_class_the_testbed_lacks(clean, tmp_path):
     p = subprocess.run([sys.executable, "-m", "gpcnet.bind_cli", "--", "true"], env=dict(_env(), GPCNET_TRAFFIC_CLASS="7"),
                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and "GPCNET_TRAFFIC_CLASS 7: the testbed has 2 traffic classes" in p.stderr
+
+
+def test_a_degraded_port_keeps_its_classes(clean):
+    """`fault degrade` rebuilds a port's queues: with classes, the class
+    scheduler at the degraded rate; `fault clear` puts the full rate back."""
+    gpcnet("testbed", "up", *UP, "--traffic-classes", "2", "--class-weights", "60,40", timeout=180)
+
+    def classes_of(port):
+        return subprocess.run(["tc", "-n", "gtb-fabric", "class", "show", "dev", port], capture_output=True,
+                              text=True, check=True).stdout
+    gpcnet("testbed", "fault", "degrade", "l0s0", "--percent", "50")
+    shown = classes_of("l0s0")
+    assert "class htb 1:1 root rate 50Mbit ceil 50Mbit" in shown
+    assert "class htb 1:10 parent 1:1" in shown and "rate 30Mbit ceil 50Mbit" in shown   # 60% of 50
+    assert "class htb 1:11 parent 1:1" in shown and "rate 20Mbit ceil 50Mbit" in shown
+    gpcnet("testbed", "fault", "clear", "l0s0")
+    shown = classes_of("l0s0")
+    assert "class htb 1:1 root rate 100Mbit ceil 100Mbit" in shown and "rate 60Mbit ceil 100Mbit" in shown
