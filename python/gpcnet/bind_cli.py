@@ -106,8 +106,9 @@ def main(argv=None) -> int:
     try:
         tclass = None if tclass_text is None else traffic_class.parse(tclass_text, source)
         if tclass is not None:
-            traffic_class.join_check(tclass, source)   # refused before anything: no such class
-            if args.class_hosts is not None and socket.gethostname() not in args.class_hosts.split(","):
+            classes = traffic_class.join_check(tclass, source)   # refused before anything: no such class
+            if args.class_hosts is not None and \
+                    socket.gethostname() not in traffic_class.check_hosts(args.class_hosts, classes):
                 tclass = 0                             # not one of the hosts named: the default class
             env[traffic_class.ENV] = str(tclass)
         if args.nics is None and args.nics_per_node is None:

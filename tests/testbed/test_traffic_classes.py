@@ -227,7 +227,9 @@ def test_gpcnet_bind_refuses_a_class_the_testbed_lacks(clean, tmp_path):
     assert p.returncode == 2 and "no testbed is up" in p.stderr
     gpcnet("testbed", "up", "--hosts", "2", "--host-rate", "100mbit", "--traffic-classes", "2", timeout=180)
     for args, message in ((["--traffic-class", "2"], "--traffic-class 2: the testbed has 2 traffic classes, 0 to 1"),
-                          (["--traffic-class", "best"], "--traffic-class 'best': unknown class")):
+                          (["--traffic-class", "best"], "--traffic-class 'best': unknown class"),
+                          (["--traffic-class", "1", "--class-hosts", "node01,node5"],
+                           "--class-hosts 'node01,node5': 'node5' is not a host of the testbed (node01 to node02)")):
         p = bind(*args)
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and message in p.stderr, p.stderr
     assert not (cgroup_dir() / "class-1" / "cgroup.procs").read_text().strip()

@@ -28,7 +28,8 @@ def state_dir() -> str:
 
 def testbed_classes() -> dict:
     """The running testbed's classes ({"count", "scheduler", "weights",
-    "cgroup"}); BindError when no testbed with classes is up."""
+    "cgroup"}, and "hosts": its host names); BindError when no testbed
+    with classes is up."""
     path = os.path.join(state_dir(), "state.json")
     try:
         with open(path, encoding="utf-8") as f:
@@ -42,7 +43,20 @@ def testbed_classes() -> dict:
     if not classes.get("count") or not classes.get("cgroup"):
         raise BindError("--traffic-class: the testbed that is up has no traffic classes "
                         "(gpcnet testbed up --traffic-classes N)")
-    return classes
+    hosts = [h.get("name") for h in state["topology"].get("hosts") or [] if isinstance(h, dict)]
+    return {**classes, "hosts": hosts}
+
+
+def check_hosts(text: str, classes: dict) -> list:
+    """--class-hosts: host names of the testbed, comma-separated (a typo
+    would silently leave every rank in class 0)."""
+    names = [n.strip() for n in text.split(",")]
+    unknown = [n for n in names if n not in classes["hosts"]]
+    if not all(names) or unknown:
+        known = classes["hosts"]
+        raise BindError(f"--class-hosts {text!r}: " + (f"{unknown[0]!r} is not" if unknown and unknown[0]
+                        else "empty names are not") + f" a host of the testbed ({known[0]} to {known[-1]})")
+    return names
 
 
 def parse(text: str, source: str) -> int:
