@@ -9,6 +9,9 @@ def test_nothing_left():
     assert our_namespaces() == []
     assert our_mounts() == []
     assert not STATE_DIR.exists()
+    # No traffic-class cgroup (nor, with it, its marking programs).
+    from gpcnet.testbed import class_marking
+    assert class_marking.group_dir() is None or not class_marking.group_dir().exists()
     # No link of ours leaked into the machine's own namespace.
     ours = {"mgmt", "star", "mhead"} | {f"{p}{i}" for p in ("leaf", "spine", "agg", "core", "d", "m") for i in range(200)}
     assert not (set(os.listdir("/sys/class/net")) & ours)

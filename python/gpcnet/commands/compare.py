@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from gpcnet.analysis import isolation
 from gpcnet.analysis.compare import compare
 from gpcnet.commands.common import EXIT_OK, EXIT_REGRESSION, add_repetition, labels, load_all
 from gpcnet.infra.errors import GpcnetError
@@ -19,6 +20,11 @@ def add_parser(sub) -> None:
     p.add_argument("--fail-if-worse", type=float, metavar="PCT",
                    help="exit 1 if any metric is more than PCT percent worse than the baseline "
                         "(latency up, bandwidth down, CI up), listing them")
+    p.add_argument("--isolation", action="store_true",
+                   help="with exactly two load-test runs of the same seed, the first with canaries and "
+                        "congestors in one traffic class and the second with the canaries in their own: "
+                        "add, per canary, both Congestion Impacts, the share of the impact the class gave "
+                        "back ((I1 - I2) / (I1 - 1)) and Welch's significance over the runs' repetitions")
     add_repetition(p, "compare the values of")
     p.set_defaults(func=run)
 
@@ -29,8 +35,15 @@ def run(args) -> int:
         # its new run would otherwise go green.
         raise GpcnetError("--fail-if-worse needs a run to compare with the baseline "
                           "(gpcnet compare BASELINE.json RUN.json ... --fail-if-worse PCT)")
-    text, regressions = compare(load_all(args.runs), args.fail_if_worse, args.repetition)
+    if args.isolation and len(args.runs) != 2:
+        raise GpcnetError(f"--isolation compares exactly two runs, got {len(args.runs)} "
+                          "(gpcnet compare ONE_CLASS.json OWN_CLASS.json --isolation)")
+    docs = load_all(args.runs)
+    text, regressions = compare(docs, args.fail_if_worse, args.repetition)
     sys.stdout.write(text)
+    if args.isolation:
+        figure = isolation.rows(docs[0][1], docs[1][1])
+        sys.stdout.write("\n" + isolation.text(figure, (docs[0][0], docs[1][0])))
     if regressions:
         print()
         print("\n".join(regressions))

@@ -5,13 +5,14 @@ layer in html.py."""
 from __future__ import annotations
 
 
-def render(doc: dict, source_name: str) -> str:
-    """The report of a results document."""
+def render(doc: dict, source_name: str, isolation_section=None) -> str:
+    """The report of a results document (with the traffic classes'
+    isolation figure when given)."""
     # deferred, as the page modules below: importing gpcnet.report.kinds or
     # .html must not load matplotlib's figures of every page
     from gpcnet.report import run
     with _drawing():
-        return run.render(doc, source_name)
+        return run.render(doc, source_name, isolation_section)
 
 
 def render_study(study: dict) -> str:

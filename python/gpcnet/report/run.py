@@ -276,7 +276,9 @@ def _congestors_section(doc: dict, verbose: bool, reps: list) -> Optional[Markup
     return _section("congestors", "Congestor performance", body)
 
 
-def render(doc: dict, source_name: str) -> str:
+def render(doc: dict, source_name: str, isolation_section: Optional[Markup] = None) -> str:
+    """The page; `isolation_section`, when given, is the traffic classes'
+    isolation figure against a one-class run (report/isolation_view.py)."""
     figs = Figures()
     verbose = bool(doc["config"].get("verbose"))
     reps = results.repetitions(doc)
@@ -299,6 +301,8 @@ def render(doc: dict, source_name: str) -> str:
         sections.append(_section("burst-sweep", "Burst sweep", burst_sweep.section(doc, figs)))
     if doc.get("repeats"):
         sections.append(_section("repeats", "Repeatability", sweep.repeats_section(doc, figs)))
+    if isolation_section is not None:
+        sections.append(_section("isolation", "Isolation by traffic class", isolation_section))
     if timeline.has_timeline(doc):
         sections.append(_section("timeline", "Bursts over time", timeline.section(doc, figs)))
     if ebb_view.has_ebb(doc):

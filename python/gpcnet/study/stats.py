@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import math
 import statistics
-import warnings
 
-from scipy import stats as sps
-
+from gpcnet.analysis.welch import LEVELS, significance, welch_p  # noqa: F401 (the study's names)
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.study.bullies import CONTROL, TABLE_NAMES
 from gpcnet.study.summary import by_setting
 from gpcnet.text.number_text import measured
 
-LEVELS = (0.01, 0.05)
 MIB_S_TO_GBIT_S = 2**20 * 8 / 1e9
 
 
@@ -58,26 +55,6 @@ def performance_welch_p(control: list, pattern: list, higher_is_better: bool = F
     """Welch's p on what Table I reports: the runs' performance (see
     performance()), not their times."""
     return welch_p(performance(control, higher_is_better), performance(pattern, higher_is_better))
-
-
-def welch_p(control: list, pattern: list) -> float | None:
-    """Two-sided p-value of Welch's t-test; None with fewer than 2 values on a
-    side (no variance to test against). Two constant groups: 1 when equal,
-    0 when not (the t statistic is infinite)."""
-    if len(control) < 2 or len(pattern) < 2:
-        return None
-    if statistics.pvariance(control) == 0 and statistics.pvariance(pattern) == 0:
-        return 1.0 if statistics.fmean(control) == statistics.fmean(pattern) else 0.0
-    with warnings.catch_warnings():  # one constant side: scipy warns of cancellation, the test stands
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(sps.ttest_ind(pattern, control, equal_var=False).pvalue)
-
-
-def significance(p: float | None) -> float | None:
-    """The smallest of the poster's levels (0.01, 0.05) that p is below."""
-    if p is None:
-        return None
-    return next((a for a in LEVELS if p < a), None)
 
 
 def _values(runs: list, use_fom: bool) -> list:

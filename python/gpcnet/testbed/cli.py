@@ -9,8 +9,8 @@ import time
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.infra.signals import exit_code, ignoring_termination, terminate_as_interrupt
-from gpcnet.testbed import (counters, draw, faults, fidelity, launch, netns, rails, run_fidelity, shapes, slurm,
-                            teardown, topology)
+from gpcnet.testbed import (classes, counters, draw, faults, fidelity, launch, netns, rails,
+                            run_fidelity, shapes, slurm, teardown, topology)
 from gpcnet.testbed.topology import format_rate
 
 def _shape_help() -> str:
@@ -83,6 +83,8 @@ def _topology(args):
 
 def cmd_up(args) -> int:
     topo = _topology(args)          # bad shapes are refused before anything exists
+    topo.classes = classes.plan(args.traffic_classes, args.class_scheduler, args.class_weights)
+    classes.check_rates(topo.classes, topo)
     netns.require_root("gpcnet testbed up")
     lock = netns.change_lock()  # noqa: F841 (held until exit)
     if netns.load_state() is not None or netns.leftovers():
@@ -107,7 +109,8 @@ def cmd_up(args) -> int:
     shape = _up_shape(topo)
     print(f"testbed up: {args.topology}, {len(topo.hosts)} hosts ({topo.hosts[0].name}..."
           f"{topo.hosts[-1].name}), {shape}, routing {topo.routing}; data {topo.hosts[0].data_ip}.., "
-          f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}")
+          f"management {topo.hosts[0].mgmt_ip}..{' ; slurm up' if args.slurm else ''}"
+          + (f"; {classes.describe(topo.classes)}" if topo.classes else ""))
     return 0
 
 
@@ -124,7 +127,8 @@ def _status_line(topo) -> str:
     return (f"{topo.kind}: {len(topo.hosts)} hosts, host links {format_rate(p['host_rate'])}"
             + (f", uplinks {format_rate(p['uplink_rate'])} x {per_leaf} per leaf (taper {p['taper']:g})"
                if trunks else "") + _upper_levels(topo) + f", queue {topo.qdisc} {topo.queue} pkts"
-            + (" ecn" if topo.ecn else "") + f", routing {topo.routing}")
+            + (" ecn" if topo.ecn else "") + f", routing {topo.routing}"
+            + (f", {classes.describe(topo.classes)}" if topo.classes else ""))
 
 
 def _upper_levels(topo) -> str:
@@ -186,6 +190,9 @@ def cmd_status(args) -> int:
     if isinstance(label, str):
         print(f"owner: {label}")
     sys.stdout.write(counters.render(snap["ports"], only_switches=not args.all_ports))
+    if args.counters:
+        sys.stdout.write(classes.render(snap["ports"]) if topo.classes else
+                         "traffic classes: none (gpcnet testbed up --traffic-classes N)\n")
     if topo.nics_per_host > 1:
         sys.stdout.write(rails.render(rails.summary(topo, snap["ports"])))
     return 0
@@ -275,6 +282,16 @@ def add_parser(sub) -> None:
     p.add_argument("--slurm", action="store_true",
                    help="also start munge, slurmctld (head) and one slurmd per host")
     p.add_argument("--force", action="store_true", help="replace a testbed that is already up")
+    g = p.add_argument_group("traffic classes (docs/testbed.md#traffic-classes)")
+    g.add_argument("--traffic-classes", metavar="N",
+                   help="2 to 8 traffic classes on every switch port, a packet's class being its IP "
+                        "precedence (DSCP CSk); a rank joins class K with gpcnet-bind --traffic-class K "
+                        "(default: no classes, one queue per port)")
+    g.add_argument("--class-scheduler", metavar="S",
+                   help="strict (the highest class first; the default) or weighted (needs --class-weights)")
+    g.add_argument("--class-weights", metavar="W0,W1,...",
+                   help="weighted sharing: one whole percentage per class, class 0 first, summing to "
+                        "100, e.g. 70,30 (implies --class-scheduler weighted)")
     p.set_defaults(func=cmd_up)
 
     p = tsub.add_parser("down", help="remove every namespace, link and process of the testbed")
@@ -287,6 +304,9 @@ def add_parser(sub) -> None:
     p = tsub.add_parser("status", help="topology and per-port counters (bytes, packets, drops, backlog, overlimits)")
     p.add_argument("--json", metavar="FILE", help="also write the counters to this JSON file")
     p.add_argument("--all-ports", action="store_true", help="include the hosts' NIC queues")
+    p.add_argument("--counters", action="store_true",
+                   help="also the per-class counters of every switch port (bytes, packets, drops, "
+                        "backlog) of a testbed with --traffic-classes")
     p.add_argument("--force", action="store_true", help="replace an existing --json file")
     p.set_defaults(func=cmd_status)
 

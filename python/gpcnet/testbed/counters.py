@@ -21,6 +21,7 @@ from pathlib import Path
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.fork_sampler import ForkSampler
+from gpcnet.testbed import classes
 from gpcnet.testbed.topology import Topology, format_rate
 
 FIELDS = ("bytes", "packets", "drops", "backlog", "overlimits")
@@ -72,6 +73,8 @@ def sample(topo: Topology) -> dict:
                     "link_tx_dropped": s64.get("tx_dropped", 0)}
                 if p.switch in level:
                     ports[port_key(p)]["level"] = level[p.switch]
+                if topo.classes and p.switch and p.rate:
+                    ports[port_key(p)]["classes"] = classes.class_stats(ipr, idx, topo.classes["count"])
     return {"time": time.time(), "ports": ports}
 
 
@@ -120,6 +123,8 @@ def delta(before: dict, after: dict) -> dict:
         b = before["ports"].get(key, {})
         out[key] = {k: (v - b.get(k, 0) if isinstance(v, int) and k not in ("backlog", "rate_bps", "rail")
                         else v) for k, v in a.items()}
+        if "classes" in a:
+            out[key]["classes"] = classes.delta(b.get("classes") or {}, a["classes"])
     return {"seconds": after["time"] - before["time"], "ports": out}
 
 
@@ -137,7 +142,9 @@ def series(readings: list, start: float, interval: float, errors: list) -> dict:
         if d["seconds"] <= 0:
             continue
         samples.append({"t": round(after["time"] - start, 6), "dt": round(d["seconds"], 6),
-                        "ports": {k: {f: p[f] for f in SERIES_FIELDS} for k, p in d["ports"].items()}})
+                        "ports": {k: {**{f: p[f] for f in SERIES_FIELDS},
+                                      **({"classes": p["classes"]} if "classes" in p else {})}
+                                  for k, p in d["ports"].items()}})
     return {"interval_s": interval, "start_epoch_s": start, "samples": samples, "errors": errors}
 
 
@@ -162,6 +169,10 @@ def switch_reader(topo: Topology):
             name = index.get(msg["index"])
             if msg.get("parent") == 0xFFFFFFFF and name in names:
                 ports[names[name]] = _root_stats(msg)
+                if topo.classes and msg.get_attr("TCA_KIND") == "htb":
+                    # A class dump is per interface: one more request per port.
+                    ports[names[name]]["classes"] = classes.class_stats(ipr, msg["index"],
+                                                                        topo.classes["count"])
         return {"time": t, "ports": ports}
     return read
 

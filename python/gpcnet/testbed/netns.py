@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gpcnet.infra import safe_write
 from gpcnet.infra.errors import GpcnetError
-from gpcnet.testbed import rails, routing, shapes
+from gpcnet.testbed import class_marking, classes, rails, routing, shapes
 from gpcnet.testbed.topology import (DATA_PREFIX, MGMT_PREFIX, Topology)
 
 STATE_DIR = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed"))
@@ -213,12 +213,17 @@ def _add_qdiscs(ipr, port, topo: Topology, loss: float = 0.0) -> None:
     if port.delay or loss:
         _tc(ipr, port, "netem", idx, handle=f"{handle}:", delay=port.delay, loss=loss, limit=100000)
         parent, handle = f"{handle}:1", handle + 1
-    if port.rate:
+    if port.rate and not (topo.classes and port.tier != "host"):
         kw = dict(rate=port.rate // 8, burst=TBF_BURST, limit=queue_bytes)
         if parent:
             kw["parent"] = parent
         _tc(ipr, port, "tbf", idx, handle=f"{handle}:", **kw)
         parent, handle = f"{handle}:1", handle + 1
+    if port.rate and port.tier != "host" and topo.classes:
+        # The class scheduler takes the place of tbf and the queue: it must
+        # hold the backlog to choose among the classes (classes.py).
+        classes.add_scheduler(port, port.rate, parent, handle, topo, TBF_BURST)
+        return
     # Host NICs get a plain FIFO; the chosen discipline is on switch ports.
     kind = "pfifo" if port.tier == "host" else topo.qdisc
     kw = {"handle": f"{handle}:"}
@@ -299,6 +304,8 @@ def create(topo: Topology) -> None:
         if link.a.tier == "host" and (link.a.rate or link.a.delay):
             with _iproute(link.a.ns) as hipr:
                 _add_qdiscs(hipr, link.a, topo)
+    if topo.classes:
+        topo.classes["cgroup"] = class_marking.create(topo.classes)
     safe_write.write_text(state_file(), json.dumps({"status": "up", "owner": owner(), "topology": topo.to_dict()}), force=True)
 
 

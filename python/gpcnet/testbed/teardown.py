@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from gpcnet.infra.errors import GpcnetError
+from gpcnet.testbed import class_marking
 from gpcnet.testbed.netns import STATE_DIR, leftovers, load_state
 from gpcnet.testbed.topology import Topology
 
@@ -81,6 +82,10 @@ def destroy() -> list:
     if st:
         names |= set(Topology.from_dict(st["topology"]).namespaces())
     _kill_all(processes_inside(names))
+    # The traffic classes' cgroups (ours by name, recorded or not): their
+    # processes ended, the cgroups and their marking programs removed.
+    class_marking.remove(((st or {}).get("topology") or {}).get("classes", {}).get("cgroup"))
+    class_marking.remove()
     for target in our_mounts():
         subprocess.run(["umount", "-n", "-l", target], capture_output=True, stdin=subprocess.DEVNULL)
     removed = []

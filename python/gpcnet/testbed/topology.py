@@ -153,6 +153,7 @@ class Topology:
     params: dict = field(default_factory=dict)
     prefix: str = "gtb"
     routing: str = "static"             # --routing (gpcnet.testbed.routing)
+    classes: dict = field(default_factory=dict)  # --traffic-classes (gpcnet.testbed.classes); {}: none
 
     @property
     def fabric_ns(self) -> str:
