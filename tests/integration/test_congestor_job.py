@@ -146,12 +146,17 @@ def bad_cases(tmp):
         "repeat": ([*start, *ok_stop, "--repeat", "2"], "--repeat needs the congestors in this job"),
         "congestor-loops": ([*start, *ok_stop, "--congestor-iterations", "8"],
                             "--congestor-iterations needs the congestors in this job"),
+        "congestors": ([*start, *ok_stop, "--congestors", "a2a"],
+                       "--congestors needs the congestors in this job"),
+        "congestor-bytes": ([*start, *ok_stop, "--congestor-bytes", "8192"],
+                            "--congestor-bytes needs the congestors in this job"),
+        "verbose": ([*start, *ok_stop, "--verbose"], "--verbose needs the congestors in this job"),
     }
 
 
 CASES = ["start-exists", "start-is-a-link", "stop-exists", "dir-is-a-link", "dir-missing",
          "start-only", "stop-only", "same-file", "canary-fraction", "colocated", "sweep",
-         "repeat", "congestor-loops"]
+         "repeat", "congestor-loops", "congestors", "congestor-bytes", "verbose"]
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -15,6 +15,7 @@
 #include "infra/safe_file.h"
 #include "suite/launch_env.h"
 #include "suite/launch_roles.h"
+#include "suite/options/option_table.h"
 
 #define PROG "network_load_test"
 
@@ -51,6 +52,10 @@ static const char *in_job_option(const run_t *run)
         return "--congestor-measurements";
     if (o->congestor_iterations > 0)
         return "--congestor-iterations";
+    if (o->n_congestors > 0)
+        return "--congestors";
+    if (option_differs(o, option_by_key("congestor_bytes")))
+        return "--congestor-bytes";
     return NULL;
 }
 
