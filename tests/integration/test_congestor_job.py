@@ -170,3 +170,28 @@ def test_bad_input_one_line_exit_2_nothing_created(harness, tmp_path, case):
     assert "Isolated" not in p.stdout
     assert sorted(p.name for p in (tmp_path / "files").iterdir()) == before
     assert not out.exists()
+
+
+def test_one_node_is_refused(harness, tmp_path):
+    out = tmp_path / "out"
+    p = harness.run(1, "network_load_test", "--emulate-nodes", "1",
+                    "--congestor-job-start", tmp_path / "go", "--congestor-job-stop",
+                    tmp_path / "stop", "--output-dir", out)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert p.stderr.count("--congestor-job-start needs at least 2 nodes in this job") == 1
+    assert not out.exists() and not (tmp_path / "go").exists() and not (tmp_path / "stop").exists()
+
+
+def test_an_mpmd_launch_is_refused(harness, tmp_path):
+    """The launch's application 1 would be congestors in this job."""
+    out = tmp_path / "out"
+    args = ["--emulate-nodes", "1", "--congestor-job-start", tmp_path / "go",
+            "--congestor-job-stop", tmp_path / "stop", "--output-dir", out]
+    program = [str(harness.binary("network_load_test"))] + [str(a) for a in args]
+    ranks = "-np" if harness.MPI == "openmpi" else "-n"  # the launcher's own spelling
+    cmd = harness.launcher(2) + program + [":", ranks, "8"] + program
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=GUARD, env=harness.mpi_env(),
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert p.stderr.count("an MPMD launch gives this job congestors of its own") == 1, p.stderr
+    assert not out.exists() and not (tmp_path / "go").exists()
