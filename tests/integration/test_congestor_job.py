@@ -136,6 +136,8 @@ def bad_cases(tmp):
                         f"directory '{tmp / 'none'}' does not exist"),
         "start-only": (start, "--congestor-job-start needs --congestor-job-stop PATH too"),
         "stop-only": (ok_stop, "--congestor-job-stop needs --congestor-job-start PATH"),
+        "settle-alone": (["--congestor-job-settle", "5"],
+                         "--congestor-job-settle applies with --congestor-job-start"),
         "same-file": ([*start, "--congestor-job-stop", d / "go"], "name the same file"),
         "canary-fraction": ([*start, *ok_stop, "--canary-fraction", "0.5"],
                             "--canary-fraction needs the congestors in this job"),
@@ -155,7 +157,7 @@ def bad_cases(tmp):
 
 
 CASES = ["start-exists", "start-is-a-link", "stop-exists", "dir-is-a-link", "dir-missing",
-         "start-only", "stop-only", "same-file", "canary-fraction", "colocated", "sweep",
+         "start-only", "stop-only", "settle-alone", "same-file", "canary-fraction", "colocated", "sweep",
          "repeat", "congestor-loops", "congestors", "congestor-bytes", "verbose"]
 
 

@@ -91,8 +91,12 @@ int congestor_job_init(run_t *run)
 {
     const run_settings_t *set = &run->plan->set;
     const char *start = set->congestor_job_start, *stop = set->congestor_job_stop;
-    if (!start[0] && !stop[0])
+    if (!start[0] && !stop[0]) {
+        if (option_differs(&run->opt, option_by_key("congestor_job_settle_s")))
+            exit_all(2, PROG ": --congestor-job-settle applies with --congestor-job-start and "
+                        "--congestor-job-stop only; drop it or give both\n");
         return 0;
+    }
     if (!stop[0])
         exit_all(2,
                  PROG ": --congestor-job-start needs --congestor-job-stop PATH too (the "
