@@ -197,3 +197,26 @@ def test_an_mpmd_launch_is_refused(harness, tmp_path):
     assert p.returncode == 2, p.stderr[-2000:]
     assert p.stderr.count("an MPMD launch gives this job congestors of its own") == 1, p.stderr
     assert not out.exists() and not (tmp_path / "go").exists()
+
+
+def test_the_stop_file_is_created_when_the_canary_job_is_terminated(harness, tmp_path):
+    """SIGTERM to the launcher (a cancelled job) during the isolated tests:
+    the launcher passes it on, rank 0's handler creates the stop file."""
+    go, stop = tmp_path / "go", tmp_path / "stop"
+    job, out, err = start_background(
+        harness, 4, "network_load_test",
+        ["--emulate-nodes", "1", "--tests", "rr_two_sided_lat", "--time-limit", "60",
+         "--measurements", "100000", *FAR, "--congestor-job-start", go,
+         "--congestor-job-stop", stop, "--output-dir", tmp_path / "out"], tmp_path)
+    try:
+        t_end = time.monotonic() + GUARD
+        while "step 1/2 isolated" not in (tmp_path / "network_load_test.stderr").read_text():
+            assert job.poll() is None and time.monotonic() < t_end, \
+                (tmp_path / "network_load_test.stderr").read_text()
+            time.sleep(0.05)
+        assert not stop.exists()
+        job.send_signal(signal.SIGTERM)
+        assert job.wait(timeout=GUARD) != 0
+    finally:
+        end(job, out, err)
+    assert stop.exists() and not go.exists()
