@@ -1,5 +1,7 @@
 #include "infra/fatal.h"
 
+#include "infra/exit_file.h"
+
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@ void die(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     fflush(stderr);
+    (void)exit_file_create(); /* MPI_Abort runs no atexit handler */
     if (up)
         MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);

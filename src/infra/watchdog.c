@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "infra/abort_mark.h"
+#include "infra/exit_file.h"
 
 /* Everything the handlers need is prepared here in advance: a signal
  * handler may only use async-signal-safe calls (open, read, write, close,
@@ -53,6 +54,8 @@ static void follow(void)
 static void on_deadline(int sig)
 {
     (void)sig;
+    /* A congestor job waiting for our stop file gets it (exit_file.h). */
+    (void)exit_file_create();
     if (terminating) /* the probe's backstop after a SIGTERM (watchdog_set_probe) */
         _exit(128 + SIGTERM);
     if (is_rank0) {
@@ -104,6 +107,7 @@ static void on_signal(int sig)
         hand_over();
         return;
     }
+    (void)exit_file_create();
     if (is_rank0)
         mark_signal(sig);
     else
@@ -191,6 +195,7 @@ void watchdog_probe_finish(double rank0_round_s)
         }
         follow();
     }
+    (void)exit_file_create();
     _exit(128 + SIGTERM);
 }
 

@@ -9,6 +9,7 @@
 #include "infra/nic_record.h"
 #include "infra/watchdog.h"
 #include "suite/launch_roles.h"
+#include "suite/load_test/congestor_job.h"
 #include "suite/options/kernel_options.h"
 #include "suite/output_checks.h"
 #include "suite/record/phase_counters.h"
@@ -169,8 +170,10 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
                  program_name(program), run->plan->set.emulate_nodes, run->size);
     /* An MPMD launch's roles are checked before the output directory is
      * made: a refused launch leaves nothing behind (launch_roles.h). */
-    if (program == PROGRAM_NETWORK_LOAD_TEST)
+    if (program == PROGRAM_NETWORK_LOAD_TEST) {
         launch_roles_init(run);
+        congestor_job_init(run); /* --congestor-job-start: refused before, too */
+    }
     output_checks_run(run);
     /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
     nic_record_init(run->world, &run->nodes, program_name(program));

@@ -34,9 +34,14 @@ typedef struct {
     /* network_congestor. */
     double duration;
     double report_interval;
+    double congestor_job_settle; /* s from the start file to the loaded tests */
     char start_file[OPT_PATH_MAX];
     char stop_file[OPT_PATH_MAX];
     char flows_file[OPT_PATH_MAX]; /* --flows (empty: the kernels) */
+
+    /* network_load_test beside a congestor job of its own (empty: none). */
+    char congestor_job_start[OPT_PATH_MAX];
+    char congestor_job_stop[OPT_PATH_MAX];
 
     /* Output and the run's surroundings. */
     int verbose, quiet, force;

@@ -111,10 +111,10 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
     load_sync_canaries_done(sync);
 }
 
-/* The Congestion Impact of one loaded phase (rank 0): the published phase
+/* The Congestion Impact of one loaded phase (rank 0, load_phase.h): the published phase
  * prints it as the reference's Key Results, a sweep cell in its matrix at
  * the end. */
-static void record_impact(run_t *run, const load_phase_t *ph)
+void load_phase_impact(run_t *run, const load_phase_t *ph)
 {
     if (run->rank != 0)
         return;
@@ -186,5 +186,5 @@ void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_
         snprintf(phase, sizeof(phase), "%s:%s", table, k->id);
         suite_phase_end(run, phase, wall);
     }
-    record_impact(run, ph);
+    load_phase_impact(run, ph);
 }

@@ -30,6 +30,12 @@ typedef struct {
 void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                     const load_phase_t *phase, load_timeline_t *timeline);
 
+/* Rank 0: the phase's Congestion Impact against the isolated table
+ * (printed as the Key Results for the published phase, a matrix cell for
+ * a sweep's). load_phase_run calls it; a separate congestor job's loaded
+ * phase too (congestor_job.h). */
+void load_phase_impact(run_t *run, const load_phase_t *ph);
+
 /* Every kernel's congestor result reaches world rank 0 in kernel order
  * (only >= 0: kernel `only` alone); printed when `print`. */
 void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s,

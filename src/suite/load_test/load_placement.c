@@ -8,6 +8,9 @@
 #include "infra/fatal.h"
 #include "infra/node_lists.h"
 #include "suite/launch_roles.h"
+#include "suite/load_test/congestor_job.h"
+
+static void keep_placement(run_t *run);
 
 /* Placement of the current repetition; exits (on every rank alike) when a
  * kernel would get fewer than two nodes. */
@@ -15,6 +18,19 @@ void load_place(run_t *run)
 {
     const run_plan_t *plan = run->plan;
     int launched = launch_roles_active();
+    if (congestor_job_active()) {
+        /* The congestors are a job of their own: every node here is a
+         * canary node, no kernel is dealt. */
+        int *none = xcalloc((size_t)run->nodes.n_nodes, sizeof(int));
+        int rc = placement_compute_given(&run->placement, run_seed(run), run->nodes.n_nodes, none,
+                                         0, NULL);
+        free(none);
+        if (rc)
+            die("placement failed although the node count was checked");
+        run->have_placement = 1;
+        keep_placement(run);
+        return;
+    }
     int rc = launched ? launch_roles_placement(run, &run->placement)
              : plan->set.placement == PLACEMENT_COLOCATED
                  ? placement_compute_colocated(&run->placement, run_seed(run), run->nodes.n_nodes,
@@ -36,9 +52,14 @@ void load_place(run_t *run)
                      "Lower the other weights or run on more nodes.\n",
                      run->plan->congestors[k].kernel->id, got, run->placement.n_congestor_nodes);
     }
+    keep_placement(run);
+}
+
+/* Kept for the JSON (rank 0): every repetition's placement (its seed is
+ * the plan's). */
+static void keep_placement(run_t *run)
+{
     if (run->rank == 0) {
-        /* Kept for the JSON: every repetition's placement (its seed is
-         * the plan's). */
         int r = run->repetition - 1;
         placement_t *keep = &run->rep_placement[r];
         *keep = run->placement;

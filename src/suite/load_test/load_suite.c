@@ -11,6 +11,7 @@
 #include "infra/progress.h"
 #include "infra/report.h"
 #include "suite/load_test/burst_sweep.h"
+#include "suite/load_test/congestor_job.h"
 #include "suite/load_test/load_phase.h"
 #include "suite/load_test/load_placement.h"
 #include "suite/launch_roles.h"
@@ -26,14 +27,17 @@
 #include "suite/preamble.h"
 #include "suite/run_lifecycle.h"
 
-/* 1. The canaries alone; every congestor waits. */
-static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
+/* 1. The canaries alone; every congestor waits. With the congestors in a
+ * separate job (congestor_job.h) the loaded phase is this one too, into
+ * the loaded table, while that job congests. */
+static void canary_phase(run_t *run, const roles_t *ro, stats_acc_t *acc, const char *table,
+                         const char *title, const char *progress)
 {
     const run_plan_t *plan = run->plan;
     if (run->rank == 0)
-        report_table_begin(stdout, "Isolated Network Tests", plan->set.verbose);
+        report_table_begin(stdout, title, plan->set.verbose);
     for (int t = 0; t < plan->n_tests; t++) {
-        progress_step("isolated", plan->tests[t].name, plan->set.time_limit);
+        progress_step(progress, plan->tests[t].name, plan->set.time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
@@ -41,14 +45,13 @@ static void isolated_phase(run_t *run, const roles_t *ro, stats_acc_t *acc)
             canary_measure(&plan->tests[t], ro->canary_slice, ro->canary_slice_index,
                            ro->canary_test, acc, NULL);
         double wall = MPI_Wtime() - start;
-        suite_collect_canary(run, t, acc, ro->canary_test, wall, "isolated",
-                             "Isolated Network Tests", 1);
+        suite_collect_canary(run, t, acc, ro->canary_test, wall, table, title, 1);
         /* The JSON on disk holds every finished test, not only finished
          * blocks of tests. Rank 0 may be a waiting congestor: its phase time
          * runs until the result arrived. */
         double phase_wall = MPI_Wtime() - start;
         char phase[96];
-        snprintf(phase, sizeof(phase), "isolated:%s", run->plan->tests[t].kernel->id);
+        snprintf(phase, sizeof(phase), "%s:%s", table, run->plan->tests[t].kernel->id);
         suite_phase_end(run, phase, phase_wall);
     }
     MPI_Barrier(run->world);
@@ -110,6 +113,8 @@ static void print_preamble(run_t *run)
              "  %i nodes running Congestion Tests (min %i nodes per congestor)",
              p->n_congestor_nodes, p->n_congestor_nodes / run->plan->n_congestors);
     launch_roles_share_line(run, line3, sizeof(line3));
+    if (congestor_job_active())
+        congestor_job_preamble_line(line2, sizeof(line2));
     const char *lines[] = {line1, line2, line3};
     /* The draw's share is in the settings (canary fraction); the launch's
      * has its own line. */
@@ -129,10 +134,13 @@ int network_load_test_main(int argc, char **argv)
     const run_plan_t *plan = run.plan;
     /* An MPMD launch gave the roles (checked in run_init, launch_roles.h);
      * its checks stand for the node count's. */
-    if (!launch_roles_active())
+    int separate = congestor_job_active(); /* node count checked in run_init */
+    if (!launch_roles_active() && !separate)
         load_check_node_count(&run);
     launch_roles_collect_env(&run);
-    run_add_json_section(&run, (run_json_section_t){launch_roles_json, NULL});
+    run_add_json_section(&run, (run_json_section_t){
+                                   separate ? congestor_job_roles_json : launch_roles_json, NULL});
+    congestor_job_arm_stop(&run); /* from here on the congestor job is stopped however we end */
     if (run.rank == 0) {
         run.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
     }
@@ -162,10 +170,21 @@ int network_load_test_main(int argc, char **argv)
             printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, plan->set.repeat,
                    (unsigned long long)run_seed(&run));
 
-        isolated_phase(&run, &ro, acc);
+        canary_phase(&run, &ro, acc, "isolated", "Isolated Network Tests", "isolated");
+        load_phase_t phase;
+        if (separate) {
+            /* The same tests while the congestor job congests. */
+            congestor_job_signal_start(&run);
+            kernel_phase(&run, -1, &phase);
+            canary_phase(&run, &ro, acc, phase.table, phase.title, phase.progress);
+            load_phase_impact(&run, &phase);
+            congestor_job_signal_stop(&run);
+            load_sync_free(&sync);
+            roles_free(&run, &ro);
+            continue;
+        }
         if (plan->set.verbose)
             baseline_phase(&run, &ro, acc);
-        load_phase_t phase;
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
         for (int cell = 0; plan->set.congestor_sweep && cell < run.plan->n_congestors; cell++) {
             roles_t only;

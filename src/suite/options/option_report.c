@@ -52,6 +52,21 @@ static void show_row(const opt_row_t *r, const options_t *o)
     printf("%s%s\n", r->unit ? r->unit : "", r->show_note ? r->show_note : "");
 }
 
+/* With the congestors in a separate job (--congestor-job-start) this job
+ * runs no congestor: the lines of the in-job congestors and their
+ * placement would describe nothing that ran. */
+static int separate_job_hides(const run_t *run, const char *key)
+{
+    static const char *const in_job[] = {"canary_fraction", "congestors", "congestor_measurements",
+                                         "congestor_bytes", "placement"};
+    if (!run->plan->set.congestor_job_start[0])
+        return 0;
+    for (size_t i = 0; i < sizeof(in_job) / sizeof(in_job[0]); i++)
+        if (strcmp(key, in_job[i]) == 0)
+            return 1;
+    return 0;
+}
+
 void options_print_settings(const run_t *run)
 {
     const char *keys[OPT_MAX_KEYS];
@@ -59,6 +74,8 @@ void options_print_settings(const run_t *run)
     for (int k = 0; k < n; k++) {
         const option_hook_t *h = option_hook(keys[k]);
         const opt_row_t *r = option_by_key(keys[k]);
+        if (separate_job_hides(run, keys[k]))
+            continue;
         if (h && h->show) {
             if (h->show_in & option_program_bit(run->program))
                 h->show(run);

@@ -133,6 +133,23 @@ const opt_row_t option_table[] = {
     {"--flows", NULL, OPT_NC, PATH(flows_file), .metavar = "FILE",
      .help = "instead of the kernels: point-to-point traffic\n"
              "along 'SRC DST' node-name lines (bullies)"},
+    {"--congestor-job-start", NULL, OPT_LT, PATH(congestor_job_start), .metavar = "PATH",
+     .help = "congestors in a separate job: every node\n"
+             "runs canaries; create PATH (network_congestor\n"
+             "--start-file) after the isolated tests",
+     .key = "congestor_job_start", .config = OPT_LT, .config_set = 1,
+     .label = "congestor job start file", .show_set = 1},
+    {"--congestor-job-stop", NULL, OPT_LT, PATH(congestor_job_stop), .metavar = "PATH",
+     .help = "create PATH (network_congestor --stop-file)\n"
+             "at the end, also when aborted",
+     .key = "congestor_job_stop", .config = OPT_LT, .config_set = 1,
+     .label = "congestor job stop file", .show_set = 1},
+    {"--congestor-job-settle", NULL, OPT_LT, OT_DOUBLE, SET(congestor_job_settle, double), NONE,
+     .lo = 0.0, .hi = 3600.0, .def = 2.0, .metavar = "SEC",
+     .help = "seconds from the start file to the loaded\n"
+             "tests (default {default})",
+     .key = "congestor_job_settle_s", .config = OPT_LT, .config_set = 1,
+     .label = "congestor job settle", .unit = " s", .show_set = 1},
     {"--placement", NULL, OPT_LT, OT_CHOICE, SET(placement, placement_kind_t), NONE,
      .choices = placements, .metavar = "KIND",
      .help = "split: congestors on 80% of the nodes, canaries on\n"
