@@ -46,6 +46,18 @@ typedef struct {
     netctr_sample_t *counters; /* load test: per node, [n_nodes]; NULL elsewhere */
 } run_phase_t;
 
+/* The record of the results so far (world rank 0 only; grows as results
+ * arrive): stored by run_record.c, written by results_json.c. */
+typedef struct {
+    int n_tables, cap_tables;
+    run_table_t *tables;
+    int n_impact, cap_impact;
+    run_impact_t *impact;
+    int n_phases, cap_phases;
+    run_phase_t *phases;
+    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
+} run_record_t;
+
 struct run;
 /* A member of the results document that a suite adds (the load test's
  * summaries, network_congestor's report): written after "impact". */
@@ -77,14 +89,7 @@ typedef struct run {
     placement_t placement;
     int repetition;        /* 1-based, of plan->set.repeat: run_seed() is its seed */
 
-    /* World rank 0 only; grow as results arrive. */
-    int n_tables, cap_tables;
-    run_table_t *tables;
-    int n_impact, cap_impact;
-    run_impact_t *impact;
-    int n_phases, cap_phases;
-    run_phase_t *phases;
-    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
+    run_record_t record; /* world rank 0 only */
     double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
     int n_json_sections;

@@ -207,11 +207,11 @@ void run_finish(run_t *run, int exit_status)
     nic_record_free();
     phase_counters_free(run);
     run_record_free(run);
-    if (run->rep_placement) {
+    if (run->record.rep_placement) {
         for (int i = 0; i < run->plan->set.repeat; i++)
-            if (run->rep_placement[i].order)
-                placement_free(&run->rep_placement[i]);
-        free(run->rep_placement);
+            if (run->record.rep_placement[i].order)
+                placement_free(&run->record.rep_placement[i]);
+        free(run->record.rep_placement);
     }
     if (run->have_placement)
         placement_free(&run->placement);

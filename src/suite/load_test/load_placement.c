@@ -40,7 +40,7 @@ void load_place(run_t *run)
         /* Kept for the JSON: every repetition's placement (its seed is
          * the plan's). */
         int r = run->repetition - 1;
-        placement_t *keep = &run->rep_placement[r];
+        placement_t *keep = &run->record.rep_placement[r];
         *keep = run->placement;
         size_t n = (size_t)run->placement.n_nodes * sizeof(int);
         keep->order = xmalloc(n);

@@ -134,7 +134,7 @@ int network_load_test_main(int argc, char **argv)
     launch_roles_collect_env(&run);
     run_add_json_section(&run, (run_json_section_t){launch_roles_json, NULL});
     if (run.rank == 0) {
-        run.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
+        run.record.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
     }
     int cells = plan->set.congestor_sweep ? run.plan->n_congestors : 0;
     cells += plan->n_burst_cells;

@@ -66,8 +66,8 @@ static void metric_values(const run_t *run, const char *test, int metric, double
             if (res)
                 v = metric % 2 == 0 ? res->avg : res->p99;
         } else {
-            for (int i = 0; i < run->n_impact; i++) {
-                const run_impact_t *c = &run->impact[i];
+            for (int i = 0; i < run->record.n_impact; i++) {
+                const run_impact_t *c = &run->record.impact[i];
                 if (c->repetition == r && strcmp(c->test_id, test) == 0 &&
                     strcmp(c->congestor, IMPACT_ALL_CONGESTORS) == 0)
                     v = metric == M_CI_AVG ? c->avg : c->p99;

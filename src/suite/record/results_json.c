@@ -118,7 +118,7 @@ static void write_placements(json_writer_t *w, const run_t *run)
         jw_null(w, "placement");
         return;
     }
-    const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
+    const placement_t *first = run->record.rep_placement ? &run->record.rep_placement[0] : &run->placement;
     write_placement(w, run, first);
     if (run->plan->set.repeat <= 1)
         return;
@@ -127,7 +127,7 @@ static void write_placements(json_writer_t *w, const run_t *run)
         jw_object_begin(w, NULL);
         jw_int(w, "repetition", r + 1);
         jw_int(w, "seed", (long long)run->plan->seeds[r]);
-        write_placement(w, run, &run->rep_placement[r]);
+        write_placement(w, run, &run->record.rep_placement[r]);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -248,8 +248,8 @@ static void write_document(FILE *f, const run_t *run)
     write_environment(&w, run);
     write_placements(&w, run);
     jw_array_begin(&w, "tables");
-    for (int i = 0; i < run->n_tables; i++) {
-        const run_table_t *tb = &run->tables[i];
+    for (int i = 0; i < run->record.n_tables; i++) {
+        const run_table_t *tb = &run->record.tables[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", tb->id);
         jw_string(&w, "title", tb->title);
@@ -262,8 +262,8 @@ static void write_document(FILE *f, const run_t *run)
     }
     jw_array_end(&w);
     jw_array_begin(&w, "impact");
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *c = &run->impact[i];
+    for (int i = 0; i < run->record.n_impact; i++) {
+        const run_impact_t *c = &run->record.impact[i];
         if (strcmp(c->congestor, IMPACT_ALL_CONGESTORS) != 0)
             continue; /* sweep cells are in impact_matrix */
         jw_object_begin(&w, NULL);
@@ -286,13 +286,13 @@ static void write_document(FILE *f, const run_t *run)
     else
         jw_null(&w, "setup_s");
     jw_array_begin(&w, "phases");
-    for (int i = 0; i < run->n_phases; i++) {
+    for (int i = 0; i < run->record.n_phases; i++) {
         jw_object_begin(&w, NULL);
-        jw_string(&w, "name", run->phases[i].name);
-        jw_int(&w, "repetition", run->phases[i].repetition);
-        jw_number(&w, "wall_s", run->phases[i].wall_s);
-        if (run->phases[i].counters)
-            phase_counters_json(&w, run, run->phases[i].counters);
+        jw_string(&w, "name", run->record.phases[i].name);
+        jw_int(&w, "repetition", run->record.phases[i].repetition);
+        jw_number(&w, "wall_s", run->record.phases[i].wall_s);
+        if (run->record.phases[i].counters)
+            phase_counters_json(&w, run, run->record.phases[i].counters);
         jw_object_end(&w);
     }
     jw_array_end(&w);
