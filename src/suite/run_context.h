@@ -58,6 +58,15 @@ typedef struct {
     placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
 } run_record_t;
 
+/* Network counters around phases: owned by suite/record/phase_counters.c. */
+typedef struct {
+    MPI_Comm leaders;
+    int split;
+    netctr_sample_t before;
+    int counting;             /* between phase_counters_begin and the phase end */
+    netctr_sample_t *pending; /* rank 0: deltas for the next phase */
+} phase_counters_t;
+
 struct run;
 /* A member of the results document that a suite adds (the load test's
  * summaries, network_congestor's report): written after "impact". */
@@ -94,12 +103,7 @@ typedef struct run {
     const char *status;
     int n_json_sections;
     run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
-    /* Network counters around phases (suite/phase_counters.h). */
-    MPI_Comm ctr_leaders;
-    int ctr_split;
-    netctr_sample_t ctr_before;
-    int ctr_counting;             /* between phase_counters_begin and the phase end */
-    netctr_sample_t *ctr_pending; /* rank 0: deltas for the next phase */
+    phase_counters_t counters; /* suite/record/phase_counters.h */
 } run_t;
 
 /* The placement seed of the current repetition (resolved in the plan). */

@@ -103,7 +103,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     run->started = time(NULL);
     run->program = program;
     run->world = MPI_COMM_WORLD;
-    run->ctr_leaders = MPI_COMM_NULL;
+    run->counters.leaders = MPI_COMM_NULL;
     run->status = "running";
     run->setup_s = -1.0;
     MPI_Comm_rank(run->world, &run->rank);

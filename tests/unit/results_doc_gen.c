@@ -99,7 +99,7 @@ static netctr_sample_t *phase_counters(int n_nodes, int nics)
 
 static void phase(run_t *run, const char *name, int nics)
 {
-    run->ctr_pending = phase_counters(run->nodes.n_nodes, nics);
+    run->counters.pending = phase_counters(run->nodes.n_nodes, nics);
     run_record_phase(run, name, 20.0 + uniform());
 }
 

@@ -11,7 +11,7 @@
 
 void suite_phase_end(run_t *run, const char *name, double wall_s)
 {
-    if (run->ctr_counting)
+    if (run->counters.counting)
         phase_counters_end(run);
     if (run->rank != 0)
         return;

@@ -100,8 +100,8 @@ void run_record_phase(run_t *run, const char *name, double wall_s)
     snprintf(p->name, sizeof(p->name), "%s", name);
     p->repetition = run->repetition;
     p->wall_s = wall_s;
-    p->counters = run->ctr_pending; /* the phase owns them now */
-    run->ctr_pending = NULL;
+    p->counters = run->counters.pending; /* the phase owns them now */
+    run->counters.pending = NULL;
 }
 
 void run_record_free(run_t *run)
