@@ -75,7 +75,10 @@ typedef struct {
     const void *ctx;
 } run_json_section_t;
 
-typedef struct run {
+/* What set-up establishes (run_init in run_lifecycle.c, and the suites'
+ * set-up before their first phase): fixed once set-up ends, read-only
+ * during the phases. */
+typedef struct {
     /* The command line as parsed: read only by option handling (run_init,
      * option_report.c) and run_plan_build; everything else reads plan. */
     options_t opt;
@@ -84,7 +87,7 @@ typedef struct run {
     int rank, size;
     nodes_t nodes;
     double t0;
-    time_t started, finished;
+    time_t started;
 
     const run_plan_t *plan; /* built once in run_init, read-only after */
 
@@ -92,21 +95,29 @@ typedef struct run {
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
     const char *mpi_thread_level; /* MPI_Query_thread: "single" ... "multiple" */
+    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
+    int n_json_sections;
+    run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
+} run_env_t;
 
+typedef struct run {
+    run_env_t env; /* fixed once set-up ends */
+
+    /* What changes while the phases run. */
+    int repetition; /* 1-based, of plan->set.repeat: run_seed() is its seed */
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
-    int repetition;        /* 1-based, of plan->set.repeat: run_seed() is its seed */
-
-    run_record_t record; /* world rank 0 only */
-    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
-    int n_json_sections;
-    run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
+    time_t finished;
+    run_record_t record;       /* world rank 0 only */
     phase_counters_t counters; /* suite/record/phase_counters.h */
 } run_t;
 
 /* The placement seed of the current repetition (resolved in the plan). */
-static inline uint64_t run_seed(const run_t *run) { return run->plan->seeds[run->repetition - 1]; }
+static inline uint64_t run_seed(const run_t *run)
+{
+    return run->env.plan->seeds[run->repetition - 1];
+}
 
 #endif

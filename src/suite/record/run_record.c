@@ -22,7 +22,7 @@ static void *grow(void *array, int n, int *cap, size_t size)
 
 result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return NULL;
     run_table_t *t = NULL;
     for (int i = 0; i < run->record.n_tables; i++)
@@ -43,7 +43,7 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
     t->rows[t->n_rows++] = copy;
     if (!isnan(r->avg_precision)) /* --converge */
         progress_converge(r->name, r->converged, r->avg_precision, r->tail_precision,
-                          run->plan->set.converge_tol);
+                          run->env.plan->set.converge_tol);
     return copy;
 }
 
@@ -93,7 +93,7 @@ void run_impact_mean(const run_t *run, const char *test_id, const char *set, dou
 
 void run_record_phase(run_t *run, const char *name, double wall_s)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
     run->record.phases = grow(run->record.phases, run->record.n_phases, &run->record.cap_phases, sizeof(run_phase_t));
     run_phase_t *p = &run->record.phases[run->record.n_phases++];
@@ -106,7 +106,7 @@ void run_record_phase(run_t *run, const char *name, double wall_s)
 
 void run_record_free(run_t *run)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
     for (int i = 0; i < run->record.n_tables; i++)
         for (int j = 0; j < run->record.tables[i].n_rows; j++)
@@ -124,9 +124,9 @@ void run_record_free(run_t *run)
 
 void run_add_json_section(run_t *run, run_json_section_t section)
 {
-    if (run->n_json_sections >= RUN_MAX_JSON_SECTIONS)
+    if (run->env.n_json_sections >= RUN_MAX_JSON_SECTIONS)
         die("too many JSON sections");
-    run->json_sections[run->n_json_sections++] = section;
+    run->env.json_sections[run->env.n_json_sections++] = section;
 }
 
 void result_for_canary(result_t *r, const canary_plan_t *test)
