@@ -1,7 +1,10 @@
-/* Everything one run knows: options, nodes, the run plan (run_plan.h),
- * and on world rank 0 the record of the results so far
- * (run_record.h), which the suites save after every phase (phase_end.h).
- * The type only: its life is in run_lifecycle.h. */
+/* Everything one run knows, in four parts: what set-up fixes (env: the
+ * options, the nodes, the run plan of run_plan.h, the output path), the
+ * few things that change while the phases run (the repetition, the
+ * placement, the status), on world rank 0 the record of the results so
+ * far (record: run_record.h, saved after every phase by phase_end.h), and
+ * the network counters around phases (counters: phase_counters.h).
+ * The types only: their life is in run_lifecycle.h. */
 #ifndef GPCNET_RUN_CONTEXT_H
 #define GPCNET_RUN_CONTEXT_H
 
