@@ -48,8 +48,8 @@ int launch_apps_check(MPI_Comm world, const char *program, int argc, char **argv
 
 int launch_roles_init(run_t *run)
 {
-    int apps_max = my_appnum(run->world);
-    MPI_Allreduce(MPI_IN_PLACE, &apps_max, 1, MPI_INT, MPI_MAX, run->world);
+    int apps_max = my_appnum(run->env.world);
+    MPI_Allreduce(MPI_IN_PLACE, &apps_max, 1, MPI_INT, MPI_MAX, run->env.world);
     if (apps_max <= 0)
         return 0;
     const char *prog = "network_load_test";
@@ -58,27 +58,27 @@ int launch_roles_init(run_t *run)
                  "%s: the launch has %d applications; roles from the launch take two (application "
                  "0 runs canaries, application 1 congestors): launch '-np A %s ... : -np B %s ...'\n",
                  prog, apps_max + 1, prog, prog);
-    if (run->opt.canary_fraction_given)
+    if (run->env.opt.canary_fraction_given)
         exit_all(2,
                  "%s: --canary-fraction and an MPMD launch both choose the canaries; drop "
                  "--canary-fraction (application 0 of the launch runs canaries, application 1 "
                  "congestors)\n",
                  prog);
-    if (run->plan->set.placement == PLACEMENT_COLOCATED)
+    if (run->env.plan->set.placement == PLACEMENT_COLOCATED)
         exit_all(2,
                  "%s: --placement colocated mixes canaries and congestors within a node, and an "
                  "MPMD launch gives every node one role; drop --placement colocated or launch "
                  "one application\n",
                  prog);
-    const nodes_t *nd = &run->nodes;
-    int *app = xmalloc(sizeof(int) * (size_t)run->size);
-    int mine = my_appnum(run->world);
-    MPI_Allgather(&mine, 1, MPI_INT, app, 1, MPI_INT, run->world);
+    const nodes_t *nd = &run->env.nodes;
+    int *app = xmalloc(sizeof(int) * (size_t)run->env.size);
+    int mine = my_appnum(run->env.world);
+    MPI_Allgather(&mine, 1, MPI_INT, app, 1, MPI_INT, run->env.world);
     launch.congestor = xmalloc(sizeof(int) * (size_t)nd->n_nodes);
     for (int n = 0; n < nd->n_nodes; n++)
         launch.congestor[n] = -1;
     int mixed = -1;
-    for (int r = 0; r < run->size; r++) {
+    for (int r = 0; r < run->env.size; r++) {
         int n = nd->node_of_rank[r];
         if (launch.congestor[n] < 0)
             launch.congestor[n] = app[r];
@@ -93,19 +93,19 @@ int launch_roles_init(run_t *run)
                  "role: give each application whole nodes (mpirun: -np a multiple of the ranks "
                  "per node and --map-by ppr:PPN:node; emulated nodes: -np a multiple of "
                  "--emulate-nodes K)\n",
-                 prog, run->rank == 0 ? nd->names[mixed] : "?");
+                 prog, run->env.rank == 0 ? nd->names[mixed] : "?");
     for (int n = 0; n < nd->n_nodes; n++) {
         launch.n_congestor += launch.congestor[n] == 1;
         launch.n_canary += launch.congestor[n] == 0;
     }
-    int need = 2 * run->plan->n_congestors;
+    int need = 2 * run->env.plan->n_congestors;
     if (launch.n_canary < 2 || launch.n_congestor < need)
         exit_all(2,
                  "%s: the launch gives %d canary node(s) (application 0) and %d congestor "
                  "node(s) (application 1); the load test needs at least 2 canary nodes and 2 "
                  "per congestor (%d congestor(s): %d): launch more nodes in the smaller part or "
                  "choose fewer --congestors\n",
-                 prog, launch.n_canary, launch.n_congestor, run->plan->n_congestors, need);
+                 prog, launch.n_canary, launch.n_congestor, run->env.plan->n_congestors, need);
     launch.active = 1;
     return 1;
 }
@@ -113,23 +113,23 @@ int launch_roles_init(run_t *run)
 void launch_roles_collect_env(run_t *run)
 {
     if (launch.active)
-        launch_env_collect(run->world, &run->nodes, launch.congestor[run->nodes.my_node], 2);
+        launch_env_collect(run->env.world, &run->env.nodes, launch.congestor[run->env.nodes.my_node], 2);
     else
-        launch_env_collect(run->world, &run->nodes, 0, 1);
+        launch_env_collect(run->env.world, &run->env.nodes, 0, 1);
 }
 
 int launch_roles_active(void) { return launch.active; }
 
 int launch_roles_placement(run_t *run, placement_t *p)
 {
-    return placement_compute_given(p, run_seed(run), run->nodes.n_nodes, launch.congestor,
-                                   run->plan->n_congestors, run->plan->weights);
+    return placement_compute_given(p, run_seed(run), run->env.nodes.n_nodes, launch.congestor,
+                                   run->env.plan->n_congestors, run->env.plan->weights);
 }
 
 void launch_roles_share_line(const run_t *run, char *buf, size_t len)
 {
     snprintf(buf, len, "  canary share: from the launch (%d of %d nodes)", launch.n_canary,
-             run->nodes.n_nodes);
+             run->env.nodes.n_nodes);
 }
 
 void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
@@ -139,7 +139,7 @@ void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
         /* network_congestor: every rank congests, in a job of its own. */
         jw_string(w, "source", "congestor_job");
         const char *const roles[] = {ctx};
-        launch_env_json(w, &run->nodes, roles);
+        launch_env_json(w, &run->env.nodes, roles);
         jw_object_end(w);
         return;
     }
@@ -148,13 +148,13 @@ void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
         jw_int(w, "applications", 2);
         jw_int(w, "canary_nodes", launch.n_canary);
         jw_int(w, "congestor_nodes", launch.n_congestor);
-        jw_number(w, "canary_share", (double)launch.n_canary / run->nodes.n_nodes);
+        jw_number(w, "canary_share", (double)launch.n_canary / run->env.nodes.n_nodes);
         const char *const roles[] = {"canaries", "congestors"};
-        launch_env_json(w, &run->nodes, roles);
+        launch_env_json(w, &run->env.nodes, roles);
     } else {
         /* The draw gives roles after MPI_Init: one group, the whole job. */
         const char *const roles[] = {"all"};
-        launch_env_json(w, &run->nodes, roles);
+        launch_env_json(w, &run->env.nodes, roles);
     }
     jw_object_end(w);
 }

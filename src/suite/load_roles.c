@@ -15,7 +15,7 @@ static void congestor_setup(void *arg)
 void roles_build(run_t *run, roles_t *ro, int only_kernel)
 {
     const placement_t *p = &run->placement;
-    const nodes_t *nd = &run->nodes;
+    const nodes_t *nd = &run->env.nodes;
     memset(ro, 0, sizeof(*ro));
     int pos = 0; /* my node's place in the shuffled list */
     while (p->order[pos] != nd->my_node)
@@ -35,9 +35,9 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
         canary_key = pos - p->n_congestor_nodes;
     }
     ro->canary_slice_index = canary_slice;
-    MPI_Comm_split(run->world, ro->is_congestor ? MPI_UNDEFINED : canary_slice, canary_key,
+    MPI_Comm_split(run->env.world, ro->is_congestor ? MPI_UNDEFINED : canary_slice, canary_key,
                    &ro->canary_slice);
-    ro->canary_test = suite_test_comm(run->world, ro->canary_slice);
+    ro->canary_test = suite_test_comm(run->env.world, ro->canary_slice);
 
     /* Every rank of a congestor node runs the node's kernel; slice s of a
      * kernel holds local rank s of each of its nodes, ordered as the shuffled
@@ -45,16 +45,16 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
     ro->kernel = !ro->is_congestor ? -1 : only_kernel >= 0 ? only_kernel
                                                             : p->kernel_of_node[nd->my_node];
     int color =
-        ro->is_congestor ? congestor_slice * run->plan->n_congestors + ro->kernel : MPI_UNDEFINED;
-    MPI_Comm_split(run->world, color, pos, &ro->congestor_comm);
-    MPI_Comm_split(run->world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->rank,
+        ro->is_congestor ? congestor_slice * run->env.plan->n_congestors + ro->kernel : MPI_UNDEFINED;
+    MPI_Comm_split(run->env.world, color, pos, &ro->congestor_comm);
+    MPI_Comm_split(run->env.world, ro->is_congestor ? ro->kernel : MPI_UNDEFINED, run->env.rank,
                    &ro->kernel_comm);
     int turn = -1;
     if (ro->is_congestor) {
         int n;
         MPI_Comm_size(ro->congestor_comm, &n);
         ro->congestor_active = n >= 2;
-        ro->congestor = &run->plan->congestors[ro->kernel];
+        ro->congestor = &run->env.plan->congestors[ro->kernel];
         if (ro->congestor_active) {
             ro->iterations =
                 ro->congestor->kernel->iterations_for(ro->congestor->base_iterations, n);
@@ -62,7 +62,7 @@ void roles_build(run_t *run, roles_t *ro, int only_kernel)
         }
     }
     /* Congestor communicators set up one after another (infra/turns.h). */
-    take_turns(run->world, turn, congestor_setup, ro);
+    take_turns(run->env.world, turn, congestor_setup, ro);
 }
 
 void roles_free(run_t *run, roles_t *ro)

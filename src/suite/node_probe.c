@@ -18,7 +18,7 @@ static void probe_rounds(const run_t *run, MPI_Comm leaders, int rounds, double 
 {
     char *out = xcalloc(NODE_PROBE_BYTES, 1), *in = xmalloc(NODE_PROBE_BYTES);
     double each[NODE_PROBE_EXCHANGES];
-    int n = run->nodes.n_nodes, me = run->nodes.my_node;
+    int n = run->env.nodes.n_nodes, me = run->env.nodes.my_node;
     for (int r = 0; r < rounds; r++) {
         mine[r] = NAN;
         /* Rounds apart, so only one round's pairs share the network. */
@@ -44,15 +44,15 @@ static void probe_rounds(const run_t *run, MPI_Comm leaders, int rounds, double 
 void node_probe_run(run_t *run, node_probe_t *probe)
 {
     memset(probe, 0, sizeof(*probe));
-    int rounds = run->plan->set.node_probe;
+    int rounds = run->env.plan->set.node_probe;
     if (rounds <= 0)
         return;
-    int n = run->nodes.n_nodes;
-    int leader = run->nodes.my_local == 0;
+    int n = run->env.nodes.n_nodes;
+    int leader = run->env.nodes.my_local == 0;
     MPI_Comm leaders;
-    MPI_Comm_split(run->world, leader ? 0 : MPI_UNDEFINED, run->nodes.my_node, &leaders);
+    MPI_Comm_split(run->env.world, leader ? 0 : MPI_UNDEFINED, run->env.nodes.my_node, &leaders);
     double *mine = leader ? xmalloc(sizeof(double) * (size_t)rounds) : NULL;
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     double start = MPI_Wtime();
     if (leader)
         probe_rounds(run, leaders, rounds, mine);
@@ -60,18 +60,18 @@ void node_probe_run(run_t *run, node_probe_t *probe)
     /* Every leader's rounds to world rank 0, at its node's place (world
      * rank 0 need not lead node 0). */
     int *counts = NULL, *displs = NULL;
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         probe->usec = xmalloc(sizeof(double) * (size_t)n * (size_t)rounds);
-        counts = xcalloc((size_t)run->size, sizeof(int));
-        displs = xcalloc((size_t)run->size, sizeof(int));
-        for (int w = 0; w < run->size; w++)
-            if (run->nodes.local_of_rank[w] == 0) {
+        counts = xcalloc((size_t)run->env.size, sizeof(int));
+        displs = xcalloc((size_t)run->env.size, sizeof(int));
+        for (int w = 0; w < run->env.size; w++)
+            if (run->env.nodes.local_of_rank[w] == 0) {
                 counts[w] = rounds;
-                displs[w] = run->nodes.node_of_rank[w] * rounds;
+                displs[w] = run->env.nodes.node_of_rank[w] * rounds;
             }
     }
     MPI_Gatherv(mine, leader ? rounds : 0, MPI_DOUBLE, probe->usec, counts, displs, MPI_DOUBLE,
-                0, run->world);
+                0, run->env.world);
     probe->wall_s = MPI_Wtime() - start;
     probe->rounds = rounds;
     probe->n_nodes = n;
@@ -81,7 +81,7 @@ void node_probe_run(run_t *run, node_probe_t *probe)
     if (leaders != MPI_COMM_NULL)
         MPI_Comm_free(&leaders);
     /* Ranks bound by gpcnet-bind: the same exchanges per NIC, rail by rail. */
-    nic_record_probe(run->world, rounds);
+    nic_record_probe(run->env.world, rounds);
     suite_phase_end(run, "node_probe", probe->wall_s);
 }
 
@@ -111,7 +111,7 @@ void node_probe_json(json_writer_t *w, const run_t *run, const void *ctx)
         const double *v = probe->usec + (size_t)i * (size_t)probe->rounds;
         jw_object_begin(w, NULL);
         jw_int(w, "node", i);
-        jw_string(w, "name", run->nodes.names ? run->nodes.names[i] : NULL);
+        jw_string(w, "name", run->env.nodes.names ? run->env.nodes.names[i] : NULL);
         jw_number(w, "usec", median_of_rounds(v, probe->rounds, scratch));
         jw_array_begin(w, "partners");
         for (int r = 0; r < probe->rounds; r++) {

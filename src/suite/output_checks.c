@@ -27,7 +27,7 @@ static void dir_of(const char *path, char *dir, size_t len)
  * could not be made or written, and why. */
 static int output_dir_ready(const run_t *run, const char *dir, char *msg, size_t len)
 {
-    const char *prog = program_name(run->program);
+    const char *prog = program_name(run->env.program);
     char failed[OPT_PATH_MAX];
     struct stat st;
     if (stat(dir, &st) != 0 && safe_mkdirs(dir, failed, sizeof(failed)) != 0) {
@@ -74,41 +74,41 @@ static int probe_results_file(const char *path)
 void output_checks_run(run_t *run)
 {
     char msg[MSG_LEN] = "";
-    const run_plan_t *plan = run->plan;
-    const char *prog = program_name(run->program);
+    const run_plan_t *plan = run->env.plan;
+    const char *prog = program_name(run->env.program);
     if (plan->set.json_path[0])
-        snprintf(run->json_path, sizeof(run->json_path), "%s", plan->set.json_path);
+        snprintf(run->env.json_path, sizeof(run->env.json_path), "%s", plan->set.json_path);
     else
-        snprintf(run->json_path, sizeof(run->json_path), "%.4000s/%s.json", plan->set.output_dir, prog);
+        snprintf(run->env.json_path, sizeof(run->env.json_path), "%.4000s/%s.json", plan->set.output_dir, prog);
     char json_dir[OPT_PATH_MAX];
-    dir_of(run->json_path, json_dir, sizeof(json_dir));
-    if (run->rank == 0 && output_dir_ready(run, plan->set.output_dir, msg, sizeof(msg)) == 0 &&
+    dir_of(run->env.json_path, json_dir, sizeof(json_dir));
+    if (run->env.rank == 0 && output_dir_ready(run, plan->set.output_dir, msg, sizeof(msg)) == 0 &&
         output_dir_ready(run, json_dir, msg, sizeof(msg)) == 0) {
-        int err = probe_results_file(run->json_path);
+        int err = probe_results_file(run->env.json_path);
         int bad = err != 0;
-        const char *special = safe_special(run->json_path);
+        const char *special = safe_special(run->env.json_path);
         char found[OPT_PATH_MAX + 64];
         if (bad)
             snprintf(msg, sizeof(msg), "%s: cannot write the results file '%.800s': %s\n", prog,
-                     run->json_path, strerror(err));
+                     run->env.json_path, strerror(err));
         else if (special) /* refused even with --force: never opened, never replaced */
             snprintf(msg, sizeof(msg),
                      "%s: results file '%.800s' is not a regular file (it is %s); refusing to "
                      "write there\n",
-                     prog, run->json_path, special);
-        else if (!plan->set.force && safe_exists(run->json_path))
+                     prog, run->env.json_path, special);
+        else if (!plan->set.force && safe_exists(run->env.json_path))
             snprintf(msg, sizeof(msg),
                      "%s: results file '%.800s' already exists; use --force to overwrite it "
                      "or --json/--output-dir to choose another place\n",
-                     prog, run->json_path);
-        else if (!plan->set.force && run->program == PROGRAM_NETWORK_LOAD_TEST &&
+                     prog, run->env.json_path);
+        else if (!plan->set.force && run->env.program == PROGRAM_NETWORK_LOAD_TEST &&
                  node_lists_existing(plan->set.output_dir, plan->set.repeat, found, sizeof(found)))
             snprintf(msg, sizeof(msg),
                      "%s: node list '%.800s' already exists; use --force to overwrite it "
                      "or --output-dir to choose another place\n",
                      prog, found);
     }
-    MPI_Bcast(msg, MSG_LEN, MPI_CHAR, 0, run->world);
+    MPI_Bcast(msg, MSG_LEN, MPI_CHAR, 0, run->env.world);
     if (msg[0])
         exit_all(1, "%s", msg);
 }

@@ -9,7 +9,7 @@
 
 #include "suite/run_context.h"
 
-/* Also sets run->json_path. */
+/* Also sets run->env.json_path. */
 void output_checks_run(run_t *run);
 
 #endif

@@ -21,14 +21,14 @@ static const char *legend_load = "  Legend\n"
 
 void run_print_preamble(const run_t *run, const char *const *extra_lines, int n_extra)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
-    int load = run->program == PROGRAM_NETWORK_LOAD_TEST;
+    int load = run->env.program == PROGRAM_NETWORK_LOAD_TEST;
     printf("%s v%s\n", load ? "NetworkLoad Tests" : "Network Tests", GPCNET_VERSION);
-    printf("  Test with %i MPI ranks (%i nodes)\n", run->size, run->nodes.n_nodes);
+    printf("  Test with %i MPI ranks (%i nodes)\n", run->env.size, run->env.nodes.n_nodes);
     for (int i = 0; i < n_extra; i++)
         printf("%s\n", extra_lines[i]);
-    if (run->plan->set.fault_probe > 0.0)
+    if (run->env.plan->set.fault_probe > 0.0)
         printf("  MPI with threads (MPI_THREAD_MULTIPLE) for --fault-probe\n");
     printf("\n%s\n", load ? legend_load : legend_network);
 

@@ -1,7 +1,10 @@
-/* Everything one run knows: options, nodes, the run plan (run_plan.h),
- * and on world rank 0 the record of the results so far
- * (run_record.h), which the suites save after every phase (phase_end.h).
- * The type only: its life is in run_lifecycle.h. */
+/* Everything one run knows, in four parts: what set-up fixes (env: the
+ * options, the nodes, the run plan of run_plan.h, the output path), the
+ * few things that change while the phases run (the repetition, the
+ * placement, the status), on world rank 0 the record of the results so
+ * far (record: run_record.h, saved after every phase by phase_end.h), and
+ * the network counters around phases (counters: phase_counters.h).
+ * The types only: their life is in run_lifecycle.h. */
 #ifndef GPCNET_RUN_CONTEXT_H
 #define GPCNET_RUN_CONTEXT_H
 
@@ -46,6 +49,27 @@ typedef struct {
     netctr_sample_t *counters; /* load test: per node, [n_nodes]; NULL elsewhere */
 } run_phase_t;
 
+/* The record of the results so far (world rank 0 only; grows as results
+ * arrive): stored by run_record.c, written by results_json.c. */
+typedef struct {
+    int n_tables, cap_tables;
+    run_table_t *tables;
+    int n_impact, cap_impact;
+    run_impact_t *impact;
+    int n_phases, cap_phases;
+    run_phase_t *phases;
+    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
+} run_record_t;
+
+/* Network counters around phases: owned by suite/record/phase_counters.c. */
+typedef struct {
+    MPI_Comm leaders;
+    int split;
+    netctr_sample_t before;
+    int counting;             /* between phase_counters_begin and the phase end */
+    netctr_sample_t *pending; /* rank 0: deltas for the next phase */
+} phase_counters_t;
+
 struct run;
 /* A member of the results document that a suite adds (the load test's
  * summaries, network_congestor's report): written after "impact". */
@@ -54,7 +78,10 @@ typedef struct {
     const void *ctx;
 } run_json_section_t;
 
-typedef struct run {
+/* What set-up establishes (run_init in run_lifecycle.c, and the suites'
+ * set-up before their first phase): fixed once set-up ends, read-only
+ * during the phases. */
+typedef struct {
     /* The command line as parsed: read only by option handling (run_init,
      * option_report.c) and run_plan_build; everything else reads plan. */
     options_t opt;
@@ -63,7 +90,7 @@ typedef struct run {
     int rank, size;
     nodes_t nodes;
     double t0;
-    time_t started, finished;
+    time_t started;
 
     const run_plan_t *plan; /* built once in run_init, read-only after */
 
@@ -71,33 +98,29 @@ typedef struct run {
     char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING]; /* first line kept */
     char mpi_standard[16];
     const char *mpi_thread_level; /* MPI_Query_thread: "single" ... "multiple" */
+    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
+    int n_json_sections;
+    run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
+} run_env_t;
 
+typedef struct run {
+    run_env_t env; /* fixed once set-up ends */
+
+    /* What changes while the phases run. */
+    int repetition; /* 1-based, of plan->set.repeat: run_seed() is its seed */
     /* Load test placement (every rank computes it; rank 0 reports it). */
     int have_placement;
     placement_t placement;
-    int repetition;        /* 1-based, of plan->set.repeat: run_seed() is its seed */
-
-    /* World rank 0 only; grow as results arrive. */
-    int n_tables, cap_tables;
-    run_table_t *tables;
-    int n_impact, cap_impact;
-    run_impact_t *impact;
-    int n_phases, cap_phases;
-    run_phase_t *phases;
-    placement_t *rep_placement; /* [plan->set.repeat] placement of each repetition */
-    double setup_s; /* MPI_Init to the end of set-up; < 0 until then */
     const char *status;
-    int n_json_sections;
-    run_json_section_t json_sections[RUN_MAX_JSON_SECTIONS];
-    /* Network counters around phases (suite/phase_counters.h). */
-    MPI_Comm ctr_leaders;
-    int ctr_split;
-    netctr_sample_t ctr_before;
-    int ctr_counting;             /* between phase_counters_begin and the phase end */
-    netctr_sample_t *ctr_pending; /* rank 0: deltas for the next phase */
+    time_t finished;
+    run_record_t record;       /* world rank 0 only */
+    phase_counters_t counters; /* suite/record/phase_counters.h */
 } run_t;
 
 /* The placement seed of the current repetition (resolved in the plan). */
-static inline uint64_t run_seed(const run_t *run) { return run->plan->seeds[run->repetition - 1]; }
+static inline uint64_t run_seed(const run_t *run)
+{
+    return run->env.plan->seeds[run->repetition - 1];
+}
 
 #endif

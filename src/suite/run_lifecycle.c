@@ -47,9 +47,9 @@ static void list_id(char *buf, size_t len, const char *id)
 static void one_sided_kernels(const run_t *run, char *buf, size_t len)
 {
     buf[0] = '\0';
-    const run_plan_t *p = run->plan;
-    int tests = run->program != PROGRAM_NETWORK_CONGESTOR;
-    int congestors = run->program != PROGRAM_NETWORK_TEST && !p->flows;
+    const run_plan_t *p = run->env.plan;
+    int tests = run->env.program != PROGRAM_NETWORK_CONGESTOR;
+    int congestors = run->env.program != PROGRAM_NETWORK_TEST && !p->flows;
     for (int i = 0; tests && i < p->n_tests; i++)
         if (p->tests[i].kernel->one_sided)
             list_id(buf, len, p->tests[i].kernel->id);
@@ -71,7 +71,7 @@ static void check_windows_with_threads(const run_t *run)
     if (!kernels[0])
         return;
     MPI_Comm c;
-    MPI_Comm_dup(run->world, &c);
+    MPI_Comm_dup(run->env.world, &c);
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     double *base = NULL;
     MPI_Win win;
@@ -80,13 +80,13 @@ static void check_windows_with_threads(const run_t *run)
     if (!failed)
         MPI_Win_free(&win);
     int any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, run->world);
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, run->env.world);
     MPI_Comm_free(&c);
     if (any)
         exit_all(2, "%s: --fault-probe: with MPI_THREAD_MULTIPLE this MPI cannot make the "
                     "one-sided windows that %s use%s (MPI_Win_allocate fails; Open MPI 4.1 over "
                     "TCP does); leave out --fault-probe, or these with --tests/--congestors\n",
-                 program_name(run->program), kernels, strchr(kernels, ',') ? "" : "s");
+                 program_name(run->env.program), kernels, strchr(kernels, ',') ? "" : "s");
 }
 
 void run_init(run_t *run, program_t program, int *argc, char ***argv)
@@ -100,17 +100,17 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     else
         MPI_Init(argc, argv);
     MPI_Query_thread(&thread_level); /* what MPI_Init gave, too */
-    run->t0 = MPI_Wtime();
-    run->started = time(NULL);
-    run->program = program;
-    run->world = MPI_COMM_WORLD;
-    run->ctr_leaders = MPI_COMM_NULL;
+    run->env.t0 = MPI_Wtime();
+    run->env.started = time(NULL);
+    run->env.program = program;
+    run->env.world = MPI_COMM_WORLD;
+    run->counters.leaders = MPI_COMM_NULL;
     run->status = "running";
-    run->setup_s = -1.0;
-    MPI_Comm_rank(run->world, &run->rank);
-    MPI_Comm_size(run->world, &run->size);
+    run->env.setup_s = -1.0;
+    MPI_Comm_rank(run->env.world, &run->env.rank);
+    MPI_Comm_size(run->env.world, &run->env.size);
     /* An MPMD launch: every application the same command (launch_roles.h). */
-    launch_apps_check(run->world, program_name(program), *argc, *argv);
+    launch_apps_check(run->env.world, program_name(program), *argc, *argv);
 
     name_catalog_t tests, congestors;
     catalogues(&tests, &congestors);
@@ -118,7 +118,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     /* The kernels' own options join the table before anything reads it. */
     if (kernel_options_install(err, sizeof(err)))
         exit_all(2, "%s: %s\n", program_name(program), err);
-    opt_status_t st = options_parse(&run->opt, program, *argc, *argv, &tests, &congestors, err,
+    opt_status_t st = options_parse(&run->env.opt, program, *argc, *argv, &tests, &congestors, err,
                                     sizeof(err));
     /* A usage error is its one line and where the options are listed: the
      * whole usage after it would bury the line a wrapper or a person reads. */
@@ -128,7 +128,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     if (st != OPT_RUN) {
         static char usage[8192];
         options_usage(program, &tests, &congestors, usage, sizeof(usage));
-        if (run->rank == 0) {
+        if (run->env.rank == 0) {
             if (st == OPT_HELP)
                 fputs(usage, stdout);
             else
@@ -138,12 +138,12 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     }
 
     int len = 0;
-    MPI_Get_library_version(run->mpi_library, &len);
-    run->mpi_library[strcspn(run->mpi_library, "\r\n")] = '\0';
+    MPI_Get_library_version(run->env.mpi_library, &len);
+    run->env.mpi_library[strcspn(run->env.mpi_library, "\r\n")] = '\0';
     int ver, sub;
     MPI_Get_version(&ver, &sub);
-    snprintf(run->mpi_standard, sizeof(run->mpi_standard), "%d.%d", ver, sub);
-    run->mpi_thread_level = thread_level == MPI_THREAD_MULTIPLE    ? "multiple"
+    snprintf(run->env.mpi_standard, sizeof(run->env.mpi_standard), "%d.%d", ver, sub);
+    run->env.mpi_thread_level = thread_level == MPI_THREAD_MULTIPLE    ? "multiple"
                             : thread_level == MPI_THREAD_SERIALIZED ? "serialized"
                             : thread_level == MPI_THREAD_FUNNELED   ? "funneled"
                                                                     : "single";
@@ -152,22 +152,22 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
      * default, so placement cannot be tuned for), read before the plan is
      * built because the plan itself needs no MPI. */
     unsigned long long clock_seed = 0;
-    if (!run->opt.seed_given) {
+    if (!run->env.opt.seed_given) {
         clock_seed = (unsigned long long)time(NULL);
-        MPI_Bcast(&clock_seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->world);
+        MPI_Bcast(&clock_seed, 1, MPI_UNSIGNED_LONG_LONG, 0, run->env.world);
     }
     /* The one place the options become the plan; nothing changes it after. */
     run_plan_t *plan = xmalloc(sizeof(*plan));
-    run_plan_build(plan, &run->opt, program, clock_seed);
-    run->plan = plan;
+    run_plan_build(plan, &run->env.opt, program, clock_seed);
+    run->env.plan = plan;
     run->repetition = 1;
-    if (run_plan_check_kernel_options(plan, &run->opt, err, sizeof(err)))
+    if (run_plan_check_kernel_options(plan, &run->env.opt, err, sizeof(err)))
         exit_all(2, "%s: %s\nSee '%s --help' for the options.\n", program_name(program), err,
                  program_name(program));
 
-    if (nodes_discover(&run->nodes, run->world, run->plan->set.emulate_ppn, run->plan->set.emulate_nodes))
+    if (nodes_discover(&run->env.nodes, run->env.world, run->env.plan->set.emulate_ppn, run->env.plan->set.emulate_nodes))
         exit_all(2, "%s: --emulate-node-count %d is larger than the %d ranks of this job\n",
-                 program_name(program), run->plan->set.emulate_nodes, run->size);
+                 program_name(program), run->env.plan->set.emulate_nodes, run->env.size);
     /* An MPMD launch's roles are checked before the output directory is
      * made: a refused launch leaves nothing behind (launch_roles.h). */
     if (program == PROGRAM_NETWORK_LOAD_TEST) {
@@ -176,32 +176,32 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     }
     output_checks_run(run);
     /* gpcnet-bind's GPCNET_NIC: checked and recorded (nothing without it). */
-    nic_record_init(run->world, &run->nodes, program_name(program));
+    nic_record_init(run->env.world, &run->env.nodes, program_name(program));
     run_add_json_section(run, (run_json_section_t){nic_record_json, NULL});
 #ifdef SMPI_H
     /* Simulated ranks share one process: a real thread and a real-time
      * timer mean nothing there (the deadline counts simulated seconds). */
-    if (run->plan->set.fault_probe > 0.0)
+    if (run->env.plan->set.fault_probe > 0.0)
         exit_all(2, "%s: --fault-probe is not available under SimGrid\n", program_name(program));
 #endif
-    if (run->plan->set.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
+    if (run->env.plan->set.fault_probe > 0.0 && thread_level < MPI_THREAD_MULTIPLE)
         exit_all(2, "%s: --fault-probe needs MPI_THREAD_MULTIPLE, which this MPI does not "
                     "provide (it gave level %d); run without --fault-probe (on Cray MPICH, set "
                     "MPICH_MAX_THREAD_SAFETY=multiple)\n",
                  program_name(program), thread_level);
-    if (run->plan->set.fault_probe > 0.0)
+    if (run->env.plan->set.fault_probe > 0.0)
         check_windows_with_threads(run);
-    watchdog_start(run->rank, run->plan->set.deadline, run->json_path);
-    if (run->plan->set.fault_probe > 0.0)
-        fault_probe_start(run->world, &run->nodes, run->plan->set.deadline, run->plan->set.fault_probe);
+    watchdog_start(run->env.rank, run->env.plan->set.deadline, run->env.json_path);
+    if (run->env.plan->set.fault_probe > 0.0)
+        fault_probe_start(run->env.world, &run->env.nodes, run->env.plan->set.deadline, run->env.plan->set.fault_probe);
 }
 
 void run_setup_done(run_t *run)
 {
     /* The slowest rank ends set-up for everyone: one barrier, O(log N). */
-    MPI_Barrier(run->world);
-    if (run->rank == 0)
-        run->setup_s = MPI_Wtime() - run->t0;
+    MPI_Barrier(run->env.world);
+    if (run->env.rank == 0)
+        run->env.setup_s = MPI_Wtime() - run->env.t0;
 }
 
 void run_finish(run_t *run, int exit_status)
@@ -210,17 +210,17 @@ void run_finish(run_t *run, int exit_status)
     nic_record_free();
     phase_counters_free(run);
     run_record_free(run);
-    if (run->rep_placement) {
-        for (int i = 0; i < run->plan->set.repeat; i++)
-            if (run->rep_placement[i].order)
-                placement_free(&run->rep_placement[i]);
-        free(run->rep_placement);
+    if (run->record.rep_placement) {
+        for (int i = 0; i < run->env.plan->set.repeat; i++)
+            if (run->record.rep_placement[i].order)
+                placement_free(&run->record.rep_placement[i]);
+        free(run->record.rep_placement);
     }
     if (run->have_placement)
         placement_free(&run->placement);
-    nodes_free(&run->nodes);
-    free((void *)run->plan);
-    run->plan = NULL;
+    nodes_free(&run->env.nodes);
+    free((void *)run->env.plan);
+    run->env.plan = NULL;
     fflush(stdout);
     /* No rank leaves before every rank is done. MPI_Finalize's own closing
      * fence should ensure that, but under srun with Slurm 22.05's PMIx
@@ -229,7 +229,7 @@ void run_finish(run_t *run, int exit_status)
      * that never came (docs/running.md#slurm-on-the-testbed). A barrier
      * over the MPI library's own transport keeps each rank reading what
      * its peers send until all are here. */
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     MPI_Finalize();
     if (exit_status)
         exit(exit_status);

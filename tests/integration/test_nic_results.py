@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from gpcnet.binding import nic_bind
-from test_node_probe import SLOW, gpcnet_nodes, shim  # noqa: F401 (shim: a fixture)
+from test_node_probe import SLOW, gpcnet_nodes
 
 NODES, PPN = 4, 2
 TESTS = "rr_two_sided_lat,multiple_allreduce"
@@ -124,10 +124,10 @@ def test_a_nic_the_host_lacks_is_refused_before_measuring(harness, tmp_path):
     assert "Isolated Network Tests" not in p.stdout
 
 
-def test_the_nic_probe_names_the_slow_nic(harness, tmp_path, shim):
+def test_the_nic_probe_names_the_slow_nic(harness, tmp_path, slow_send_shim):
     # 6 nodes of 2 ranks, NIC 1 of node 4 is rank 9's: its sends delayed.
     nics = two_nics()
-    env = {**harness.preload_env(shim), "GPCNET_SLOW_RANK": "9", **SLOW}
+    env = {**harness.preload_env(slow_send_shim), "GPCNET_SLOW_RANK": "9", **SLOW}
     cmd = harness.launcher(12) + [sys.executable, "-m", "gpcnet.bind_cli", "--nics", ",".join(nics),
                                   "--", harness.built("network_test"), "--emulate-nodes", "2",
                                   "--tests", "rr_two_sided_lat", *harness.QUICK, "--node-probe", "5",

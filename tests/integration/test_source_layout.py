@@ -1,6 +1,7 @@
 """The layout of src/ as docs/design.md describes it: no include circle
 between modules (a module is a .c file with its .h), no circle of calls
-between source files, and no file over ~400 lines. Reads the sources only;
+between source files, no file over ~400 lines, and what set-up fixes in
+the run (run_t's env) written by set-up only. Reads the sources only;
 needs no build."""
 import re
 from pathlib import Path
@@ -108,3 +109,34 @@ def test_layering_sees_a_break():
 
 def test_options_and_record_include_no_program_suite():
     assert layering_breaks(module_graph()) == []
+
+
+# What set-up fixes (run_t's env, src/suite/run_context.h) is written by
+# set-up only: run_init and the end of set-up (run_lifecycle.c), and the
+# document members the suites add before their first phase
+# (run_add_json_section, record/run_record.c). A phase that wrote it would
+# change what the rest of the run takes as fixed.
+ENV_WRITE = re.compile(r"\brun(?:->|\.)env\.\w[\w.]*(?:\[[^\]]*\])?\s*(?:[-+*/|&]?=(?!=)|\+\+|--)"
+                       r"|(?:\+\+|--)\s*run(?:->|\.)env\.")
+ENV_WRITERS = {"suite/run_lifecycle.c", "suite/record/run_record.c"}
+
+
+def env_writers(root=SRC):
+    return sorted(str(f.relative_to(root)) for f in root.rglob("*.c")
+                  if ENV_WRITE.search(NOT_CODE.sub(" ", f.read_text())))
+
+
+def test_env_writes_are_seen(tmp_path):
+    (tmp_path / "reads.c").write_text("if (run->env.rank == 0 && run->env.plan->n_tests <= 2)\n"
+                                      "    x = run->env.nodes.names[run->env.size - 1];\n"
+                                      '/* run->env.rank = 1 */ s = "run.env.size = 2";\n')
+    assert env_writers(tmp_path) == []
+    for i, write in enumerate(["run->env.rank = 1;", "run.env.setup_s -= 1.0;",
+                               "run->env.json_sections[run->env.n_json_sections++] = s;",
+                               "--run->env.size;", "run.env.nodes.names[0] = 0;"]):
+        (tmp_path / f"w{i}.c").write_text(write + "\n")
+    assert env_writers(tmp_path) == [f"w{i}.c" for i in range(5)]
+
+
+def test_only_set_up_writes_the_env():
+    assert set(env_writers()) <= ENV_WRITERS, sorted(set(env_writers()) - ENV_WRITERS)

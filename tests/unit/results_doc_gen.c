@@ -99,7 +99,7 @@ static netctr_sample_t *phase_counters(int n_nodes, int nics)
 
 static void phase(run_t *run, const char *name, int nics)
 {
-    run->ctr_pending = phase_counters(run->nodes.n_nodes, nics);
+    run->counters.pending = phase_counters(run->env.nodes.n_nodes, nics);
     run_record_phase(run, name, 20.0 + uniform());
 }
 
@@ -129,19 +129,19 @@ static void nodes_of(nodes_t *nd, int n_nodes, int ranks)
  * with a group per rail and per NIC of every node. */
 static void nic_record_of(const run_t *run, int nics, int rounds)
 {
-    int size = run->size, n_nodes = run->nodes.n_nodes;
+    int size = run->env.size, n_nodes = run->env.nodes.n_nodes;
     nic_state.active = 1;
     nic_state.n_rails = nics;
     nic_state.size = size;
-    nic_state.nodes = &run->nodes;
+    nic_state.nodes = &run->env.nodes;
     nic_state.ranks = xcalloc((size_t)size, sizeof(rank_nic_t));
     int *root = xmalloc(sizeof(int) * (size_t)n_nodes * (size_t)nics); /* (node, rail) -> rank */
     for (size_t i = 0; i < (size_t)n_nodes * (size_t)nics; i++)
         root[i] = -1;
     for (int w = size - 1; w >= 0; w--) {
         rank_nic_t *r = &nic_state.ranks[w];
-        r->node = run->nodes.node_of_rank[w];
-        r->local = run->nodes.local_of_rank[w];
+        r->node = run->env.nodes.node_of_rank[w];
+        r->local = run->env.nodes.local_of_rank[w];
         r->rail = r->local % nics;
         snprintf(r->nic, sizeof(r->nic), "hsn%d", r->rail);
         root[(size_t)r->node * (size_t)nics + (size_t)r->rail] = w;
@@ -150,14 +150,14 @@ static void nic_record_of(const run_t *run, int nics, int rounds)
     for (size_t i = 0; i < (size_t)n_nodes * (size_t)nics; i++)
         n_groups += root[i] >= 0;
     const char *tables[] = {"isolated", "loaded"};
-    nic_state.n_entries = nic_state.cap_entries = 2 * run->plan->n_tests;
+    nic_state.n_entries = nic_state.cap_entries = 2 * run->env.plan->n_tests;
     nic_state.entries = xcalloc((size_t)nic_state.n_entries, sizeof(canary_entry_t));
     for (int e = 0; e < nic_state.n_entries; e++) {
         canary_entry_t *c = &nic_state.entries[e];
-        const canary_plan_t *t = &run->plan->tests[e % run->plan->n_tests];
+        const canary_plan_t *t = &run->env.plan->tests[e % run->env.plan->n_tests];
         result_t skeleton;
         result_for_canary(&skeleton, t);
-        snprintf(c->table, sizeof(c->table), "%s", tables[e / run->plan->n_tests]);
+        snprintf(c->table, sizeof(c->table), "%s", tables[e / run->env.plan->n_tests]);
         snprintf(c->test, sizeof(c->test), "%s", t->kernel->id);
         snprintf(c->unit, sizeof(c->unit), "%s", skeleton.unit);
         c->repetition = 1;
@@ -170,7 +170,7 @@ static void nic_record_of(const run_t *run, int nics, int rounds)
         c->nics = xcalloc((size_t)n_groups, sizeof(group_result_t));
         for (size_t i = 0, k = 0; i < (size_t)n_nodes * (size_t)nics; i++)
             if (root[i] >= 0)
-                c->nics[k++] = (group_result_t){root[i], 1 + (run->nodes.ppn_max > nics),
+                c->nics[k++] = (group_result_t){root[i], 1 + (run->env.nodes.ppn_max > nics),
                                                 3.0 + uniform(), 9.0 + 3.0 * uniform(),
                                                 floor(2000.0 + 100.0 * uniform())};
     }
@@ -200,25 +200,25 @@ int main(int argc, char **argv)
     }
     static run_t run;
     static run_plan_t plan;
-    options_defaults(&run.opt, PROGRAM_NETWORK_LOAD_TEST);
-    run.opt.set.node_probe = rounds;
-    run.opt.set.force = 1;
-    run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_LOAD_TEST, 12345);
+    options_defaults(&run.env.opt, PROGRAM_NETWORK_LOAD_TEST);
+    run.env.opt.set.node_probe = rounds;
+    run.env.opt.set.force = 1;
+    run_plan_build(&plan, &run.env.opt, PROGRAM_NETWORK_LOAD_TEST, 12345);
     plan.set.nics_per_node = nics;
     snprintf(plan.set.output_dir, sizeof(plan.set.output_dir), "results");
-    run.plan = &plan;
-    run.program = PROGRAM_NETWORK_LOAD_TEST;
-    run.size = ranks;
+    run.env.plan = &plan;
+    run.env.program = PROGRAM_NETWORK_LOAD_TEST;
+    run.env.size = ranks;
     run.repetition = 1;
-    run.started = 1764979200;
-    run.finished = run.started + 3600;
-    run.setup_s = 42.0;
+    run.env.started = 1764979200;
+    run.finished = run.env.started + 3600;
+    run.env.setup_s = 42.0;
     run.status = "complete";
-    run.mpi_thread_level = "single";
-    snprintf(run.json_path, sizeof(run.json_path), "%s", argv[1]);
-    snprintf(run.mpi_library, sizeof(run.mpi_library), "MPICH Version: 4.1.2");
-    snprintf(run.mpi_standard, sizeof(run.mpi_standard), "4.0");
-    nodes_of(&run.nodes, n_nodes, ranks);
+    run.env.mpi_thread_level = "single";
+    snprintf(run.env.json_path, sizeof(run.env.json_path), "%s", argv[1]);
+    snprintf(run.env.mpi_library, sizeof(run.env.mpi_library), "MPICH Version: 4.1.2");
+    snprintf(run.env.mpi_standard, sizeof(run.env.mpi_standard), "4.0");
+    nodes_of(&run.env.nodes, n_nodes, ranks);
     if (placement_compute(&run.placement, run_seed(&run), n_nodes, plan.set.canary_fraction, plan.n_congestors,
                           plan.weights) != 0) {
         fprintf(stderr, "results_doc_gen: too few nodes for the default placement\n");
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 
     /* As network_load_test runs: the isolated canaries, each congestor
      * alone, then the canaries beside the congestors. */
-    int canary_ranks = run.placement.n_canary_nodes * run.nodes.ppn_min;
+    int canary_ranks = run.placement.n_canary_nodes * run.env.nodes.ppn_min;
     static result_t r;
     char name[160];
     for (int t = 0; t < plan.n_tests; t++) {
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
         snprintf(during, sizeof(during), "congestors_during:%s", plan.tests[t].kernel->id);
         for (int k = 0; k < plan.n_congestors; k++) {
             result_for_congestor(&r, &plan.congestors[k]);
-            fill_result(&r, 500.0, run.placement.n_congestor_nodes * run.nodes.ppn_min / plan.n_congestors);
+            fill_result(&r, 500.0, run.placement.n_congestor_nodes * run.env.nodes.ppn_min / plan.n_congestors);
             run_record(&run, during, loaded->name, &r);
         }
         snprintf(name, sizeof(name), "loaded:%s", plan.tests[t].kernel->id);

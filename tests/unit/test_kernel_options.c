@@ -90,14 +90,14 @@ static void settings_and_config(void)
     static run_plan_t plan;
     char err[512], names[512];
     json_writer_t w;
-    run.program = PROGRAM_NETWORK_LOAD_TEST;
-    CHECK(parse(&run.opt, run.program, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
+    run.env.program = PROGRAM_NETWORK_LOAD_TEST;
+    CHECK(parse(&run.env.opt, run.env.program, (char *[]){"--fixture-bytes", "256", NULL}, err) ==
           OPT_RUN);
-    run_plan_build(&plan, &run.opt, run.program, 0);
-    run.plan = &plan;
-    run.nodes.ppn_max = run.nodes.ppn_min = 1;
+    run_plan_build(&plan, &run.env.opt, run.env.program, 0);
+    run.env.plan = &plan;
+    run.env.nodes.ppn_max = run.env.nodes.ppn_min = 1;
     CHECK(!run_plan_runs_kernel(&plan, &fixture_kernel.options));
-    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == -1);
+    CHECK(run_plan_check_kernel_options(&plan, &run.env.opt, err, sizeof(err)) == -1);
     CHECK(strcmp(err, "--fixture-bytes is an option of the test fixture, which this run does "
                       "not run (name it in --tests)") == 0);
     const char *settings = captured(options_print_settings, &run, NULL);
@@ -110,21 +110,21 @@ static void settings_and_config(void)
     /* The fixture runs: its options are printed, recorded and counted. */
     plan.tests[0].kernel = &fixture_kernel;
     CHECK(run_plan_runs_kernel(&plan, &fixture_kernel.options));
-    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == 0);
+    CHECK(run_plan_check_kernel_options(&plan, &run.env.opt, err, sizeof(err)) == 0);
     settings = captured(options_print_settings, &run, NULL);
     CHECK(strstr(settings, "\n   fixture message = 256 B\n") != NULL);
     snprintf(config, sizeof(config), "%s", captured(NULL, &run, &w));
     CHECK(strstr(config, "\"fixture_bytes\": 256") != NULL);
     CHECK(strstr(config, "\"fixture_depth\": 3") != NULL);
     option_runs_t all = {every_kernel_runs, NULL};
-    CHECK(options_non_default(&run.opt, run.program, 1, 1, &all, names, 512) == 1);
+    CHECK(options_non_default(&run.env.opt, run.env.program, 1, 1, &all, names, 512) == 1);
     CHECK(strcmp(names, "fixture_bytes") == 0);
 
     /* A congestor's option names --congestors. */
-    CHECK(parse(&run.opt, PROGRAM_NETWORK_CONGESTOR,
+    CHECK(parse(&run.env.opt, PROGRAM_NETWORK_CONGESTOR,
                 (char *[]){"--fixture-congestor-bytes", "16", NULL}, err) == OPT_RUN);
-    run_plan_build(&plan, &run.opt, PROGRAM_NETWORK_CONGESTOR, 0);
-    CHECK(run_plan_check_kernel_options(&plan, &run.opt, err, sizeof(err)) == -1);
+    run_plan_build(&plan, &run.env.opt, PROGRAM_NETWORK_CONGESTOR, 0);
+    CHECK(run_plan_check_kernel_options(&plan, &run.env.opt, err, sizeof(err)) == -1);
     CHECK(strstr(err, "of the congestor fixture_congestor") && strstr(err, "--congestors"));
 }
 

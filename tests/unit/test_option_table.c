@@ -243,11 +243,11 @@ static void records(program_t program, const options_t *o, char *settings, char 
     static run_plan_t plan;
     json_writer_t w;
     memset(&run, 0, sizeof(run));
-    run.program = program;
-    run.opt = *o;
-    run_plan_build(&plan, &run.opt, program, 0);
-    run.plan = &plan;
-    run.nodes.ppn_max = run.nodes.ppn_min = 1;
+    run.env.program = program;
+    run.env.opt = *o;
+    run_plan_build(&plan, &run.env.opt, program, 0);
+    run.env.plan = &plan;
+    run.env.nodes.ppn_max = run.env.nodes.ppn_min = 1;
     snprintf(config, len, "%s", captured(NULL, &run, &w));
     snprintf(settings, len, "%s", captured(options_print_settings, &run, NULL));
 }

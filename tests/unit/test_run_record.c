@@ -33,7 +33,7 @@ int main(void)
     add(&run, 1, "rr_two_sided_lat", "burst:0", 100.0, 1000.0);
     add(&run, 1, "multiple_allreduce", IMPACT_ALL_CONGESTORS, 50.0, 500.0);
     add(&run, 2, "rr_two_sided_lat", IMPACT_ALL_CONGESTORS, 4.0, 30.0);
-    CHECK(run.n_impact == 4 && run.impact[3].repetition == 2);
+    CHECK(run.record.n_impact == 4 && run.record.impact[3].repetition == 2);
 
     run_impact_mean(&run, "rr_two_sided_lat", IMPACT_ALL_CONGESTORS, &avg, &p99);
     CHECK_NEAR(avg, 3.0, 1e-15);
@@ -50,6 +50,6 @@ int main(void)
     CHECK(isnan(avg) && isnan(p99));
 
     run_record_free(&run);
-    CHECK(run.n_impact == 0 && run.impact == NULL);
+    CHECK(run.record.n_impact == 0 && run.record.impact == NULL);
     return check_report("test_run_record");
 }

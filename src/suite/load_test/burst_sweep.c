@@ -25,7 +25,7 @@ static void duration_text(double s, char *buf, size_t len)
  * member maps cells to shapes, the printed title names the shape. */
 static void cell_phase(const run_t *run, int c, load_phase_t *ph)
 {
-    burst_shape_t b = run->plan->burst_cells[c];
+    burst_shape_t b = run->env.plan->burst_cells[c];
     char on[16], off[16];
     duration_text(b.on_s, on, sizeof(on));
     duration_text(b.off_s, off, sizeof(off));
@@ -46,7 +46,7 @@ static void cell_phase(const run_t *run, int c, load_phase_t *ph)
 void burst_sweep_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                      load_timeline_t *timeline)
 {
-    for (int c = 0; c < run->plan->n_burst_cells; c++) {
+    for (int c = 0; c < run->env.plan->n_burst_cells; c++) {
         /* The cell's phase carries its shape: the phase's common clock
          * (load_bursts_begin) and the congestors' pacing follow it, the
          * same on every rank; the plan itself is not touched. */
@@ -86,21 +86,21 @@ static void matrix_row(FILE *f, const char *name, const char *on, const char *of
 
 void burst_sweep_print_matrix(FILE *f, const run_t *run)
 {
-    int cells = run->plan->n_burst_cells;
+    int cells = run->env.plan->n_burst_cells;
     if (!cells)
         return;
     fprintf(f, "\n%s\n",
             "+------------------------------------------------------------------------------+");
     report_title_line(f, "Congestion Impact by Burst Shape", WIDTH);
-    if (run->plan->set.repeat > 1)
+    if (run->env.plan->set.repeat > 1)
         report_title_line(f, "(mean over the repetitions)", WIDTH);
     fprintf(f, "%s\n| %31.31s | %6.6s | %6.6s | %4.4s | %7.7s | %7.7s |\n%s\n", matrix_bar, "Name",
             "ON", "OFF", "Rate", "Avg", "99%", matrix_bar);
-    for (int t = 0; t < run->plan->n_tests; t++) {
-        const char *id = run->plan->tests[t].kernel->id, *name = run->plan->tests[t].name;
+    for (int t = 0; t < run->env.plan->n_tests; t++) {
+        const char *id = run->env.plan->tests[t].kernel->id, *name = run->env.plan->tests[t].name;
         double avg, p99;
         for (int c = 0; c < cells; c++) {
-            burst_shape_t b = run->plan->burst_cells[c];
+            burst_shape_t b = run->env.plan->burst_cells[c];
             char set[32], on[16], off[16];
             snprintf(set, sizeof(set), "burst:%d", c);
             duration_text(b.on_s, on, sizeof(on));
@@ -128,9 +128,9 @@ static void json_numbers(json_writer_t *w, const char *key, const double *v, int
 static void json_impacts(json_writer_t *w, const run_t *run, const char *set)
 {
     double avg[OPT_MAX_LIST], p99[OPT_MAX_LIST];
-    int n = run->plan->n_tests < OPT_MAX_LIST ? run->plan->n_tests : OPT_MAX_LIST;
+    int n = run->env.plan->n_tests < OPT_MAX_LIST ? run->env.plan->n_tests : OPT_MAX_LIST;
     for (int t = 0; t < n; t++)
-        run_impact_mean(run, run->plan->tests[t].kernel->id, set, &avg[t], &p99[t]);
+        run_impact_mean(run, run->env.plan->tests[t].kernel->id, set, &avg[t], &p99[t]);
     json_numbers(w, "avg", avg, n);
     json_numbers(w, "p99", p99, n);
 }
@@ -138,22 +138,22 @@ static void json_impacts(json_writer_t *w, const run_t *run, const char *set)
 void burst_sweep_json(json_writer_t *w, const run_t *run, const void *unused)
 {
     (void)unused;
-    int cells = run->plan->n_burst_cells;
-    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !cells)
+    int cells = run->env.plan->n_burst_cells;
+    if (run->env.program != PROGRAM_NETWORK_LOAD_TEST || !cells)
         return;
-    const burst_sweep_t *g = &run->plan->burst_grid;
+    const burst_sweep_t *g = &run->env.plan->burst_grid;
     jw_object_begin(w, "burst_matrix");
     json_numbers(w, "on_s", g->on, g->n_on);
     json_numbers(w, "off_s", g->off, g->n_off);
     json_numbers(w, "intensity", g->intensity, g->n_intensity);
-    jw_number(w, "jitter", run->plan->burst_jitter);
+    jw_number(w, "jitter", run->env.plan->burst_jitter);
     jw_array_begin(w, "tests");
-    for (int t = 0; t < run->plan->n_tests; t++)
-        jw_string(w, NULL, run->plan->tests[t].kernel->id);
+    for (int t = 0; t < run->env.plan->n_tests; t++)
+        jw_string(w, NULL, run->env.plan->tests[t].kernel->id);
     jw_array_end(w);
     jw_array_begin(w, "cells");
     for (int c = 0; c < cells; c++) {
-        burst_shape_t b = run->plan->burst_cells[c];
+        burst_shape_t b = run->env.plan->burst_cells[c];
         load_phase_t ph;
         cell_phase(run, c, &ph);
         jw_object_begin(w, NULL);
@@ -169,6 +169,6 @@ void burst_sweep_json(json_writer_t *w, const run_t *run, const void *unused)
     jw_object_begin(w, "steady");
     json_impacts(w, run, IMPACT_ALL_CONGESTORS);
     jw_object_end(w);
-    jw_int(w, "repetitions", run->plan->set.repeat);
+    jw_int(w, "repetitions", run->env.plan->set.repeat);
     jw_object_end(w);
 }

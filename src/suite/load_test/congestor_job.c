@@ -30,8 +30,8 @@ int congestor_job_active(void) { return job.active; }
  * phase: the first one given, or NULL. The same on every rank. */
 static const char *in_job_option(const run_t *run)
 {
-    const run_settings_t *set = &run->plan->set;
-    const options_t *o = &run->opt;
+    const run_settings_t *set = &run->env.plan->set;
+    const options_t *o = &run->env.opt;
     if (o->canary_fraction_given)
         return "--canary-fraction";
     if (set->placement == PLACEMENT_COLOCATED)
@@ -89,10 +89,10 @@ static void check_path(const char *option, const char *path, char *msg, size_t l
 
 int congestor_job_init(run_t *run)
 {
-    const run_settings_t *set = &run->plan->set;
+    const run_settings_t *set = &run->env.plan->set;
     const char *start = set->congestor_job_start, *stop = set->congestor_job_stop;
     if (!start[0] && !stop[0]) {
-        if (option_differs(&run->opt, option_by_key("congestor_job_settle_s")))
+        if (option_differs(&run->env.opt, option_by_key("congestor_job_settle_s")))
             exit_all(2, PROG ": --congestor-job-settle applies with --congestor-job-start and "
                         "--congestor-job-stop only; drop it or give both\n");
         return 0;
@@ -121,17 +121,17 @@ int congestor_job_init(run_t *run)
         exit_all(2,
                  PROG ": an MPMD launch gives this job congestors of its own, and "
                  "--congestor-job-start puts them in a separate job; launch one application\n");
-    if (run->nodes.n_nodes < 2)
+    if (run->env.nodes.n_nodes < 2)
         exit_all(2,
                  PROG ": --congestor-job-start needs at least 2 nodes in this job (every node "
                  "runs canaries); found %d. Emulate nodes with --emulate-nodes K.\n",
-                 run->nodes.n_nodes);
+                 run->env.nodes.n_nodes);
     char msg[OPT_PATH_MAX + 512] = "";
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         check_path("--congestor-job-start", start, msg, sizeof(msg));
         check_path("--congestor-job-stop", stop, msg, sizeof(msg));
     }
-    MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, 0, run->world);
+    MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, 0, run->env.world);
     if (msg[0])
         exit_all(2, "%s", msg);
     job.active = 1;
@@ -140,15 +140,15 @@ int congestor_job_init(run_t *run)
 
 void congestor_job_arm_stop(const run_t *run)
 {
-    if (job.active && run->rank == 0)
-        exit_file_arm(run->plan->set.congestor_job_stop);
+    if (job.active && run->env.rank == 0)
+        exit_file_arm(run->env.plan->set.congestor_job_stop);
 }
 
 void congestor_job_signal_start(run_t *run)
 {
-    const run_settings_t *set = &run->plan->set;
+    const run_settings_t *set = &run->env.plan->set;
     int err = 0;
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         int fd = open(set->congestor_job_start,
                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY, 0644);
         if (fd < 0) {
@@ -169,26 +169,26 @@ void congestor_job_signal_start(run_t *run)
             }
         }
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, run->world);
+    MPI_Bcast(&err, 1, MPI_INT, 0, run->env.world);
     if (err) /* exit runs the stop file's atexit (rank 0) */
         exit_all(1,
                  PROG ": cannot create the start file %s: %s (something took the name during "
                  "the isolated tests?); the congestor job was not started, the stop file %s "
                  "is created; the isolated results are in %s\n",
                  set->congestor_job_start, strerror(err), set->congestor_job_stop,
-                 run->json_path);
-    MPI_Barrier(run->world);
+                 run->env.json_path);
+    MPI_Barrier(run->env.world);
 }
 
 void congestor_job_signal_stop(const run_t *run)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
     if (exit_file_create() != 0)
         fprintf(stderr,
                 "gpcnet: warning: cannot create the stop file %s: %s; stop the congestor job "
                 "yourself (its --duration ends it in any case)\n",
-                run->plan->set.congestor_job_stop, strerror(errno));
+                run->env.plan->set.congestor_job_stop, strerror(errno));
     else
         job.stop_created = 1;
 }
@@ -201,7 +201,7 @@ void congestor_job_preamble_line(char *buf, size_t len)
 void congestor_job_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
     (void)ctx;
-    const run_settings_t *set = &run->plan->set;
+    const run_settings_t *set = &run->env.plan->set;
     jw_object_begin(w, "roles");
     jw_string(w, "source", "separate_job");
     jw_string(w, "start_file", set->congestor_job_start);
@@ -209,8 +209,8 @@ void congestor_job_roles_json(json_writer_t *w, const run_t *run, const void *ct
     jw_number(w, "settle_s", set->congestor_job_settle);
     jw_bool(w, "start_created", job.start_created);
     jw_bool(w, "stop_created", job.stop_created);
-    jw_int(w, "canary_nodes", run->nodes.n_nodes);
+    jw_int(w, "canary_nodes", run->env.nodes.n_nodes);
     const char *const roles[] = {"canaries"};
-    launch_env_json(w, &run->nodes, roles);
+    launch_env_json(w, &run->env.nodes, roles);
     jw_object_end(w);
 }

@@ -25,7 +25,7 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
 {
     if (ro->is_congestor && (only < 0 || only == ro->kernel))
         stats_reduce(acc, ro->kernel_comm);
-    for (int k = 0; k < run->plan->n_congestors; k++) {
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
         if (only >= 0 && k != only)
             continue;
         int holder = 0;
@@ -34,20 +34,20 @@ void collect_congestors(run_t *run, roles_t *ro, stats_acc_t *acc, double wall_s
             MPI_Comm_rank(ro->kernel_comm, &kr);
             holder = kr == 0;
         }
-        if (!holder && run->rank != 0)
+        if (!holder && run->env.rank != 0)
             continue;
         result_t *r = xmalloc(sizeof(*r));
         if (holder) {
-            result_for_congestor(r, &run->plan->congestors[k]);
+            result_for_congestor(r, &run->env.plan->congestors[k]);
             r->iterations = ro->iterations;
             stats_to_result(acc, r);
             r->wall_s = wall_s;
         }
-        result_deliver(r, holder, TAG_CONGESTOR_RESULT + k, run->world);
-        if (run->rank == 0) {
+        result_deliver(r, holder, TAG_CONGESTOR_RESULT + k, run->env.world);
+        if (run->env.rank == 0) {
             run_record(run, table_id, title, r);
             if (print)
-                report_row(stdout, r, run->plan->set.verbose);
+                report_row(stdout, r, run->env.plan->set.verbose);
         }
         free(r);
     }
@@ -75,7 +75,7 @@ static void congest_during_test(run_t *run, roles_t *ro, const load_sync_t *sync
     }
     congestor_pass_of(run, ro, acc, burst);
     load_sync_release(sync, &done);
-    if (run->plan->set.converge_tol > 0.0) {
+    if (run->env.plan->set.converge_tol > 0.0) {
         /* --converge: the canaries' test may last a fraction of a pass, so
          * the passes look for its end after every measurement instead of
          * running out a pass of up to the time limit (the published
@@ -106,7 +106,7 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
 {
     load_sync_release(sync, NULL);
     if (ro->canary_test != MPI_COMM_NULL)
-        canary_measure(&run->plan->tests[t], ro->canary_slice, ro->canary_slice_index,
+        canary_measure(&run->env.plan->tests[t], ro->canary_slice, ro->canary_slice_index,
                        ro->canary_test, acc, bursts->tl);
     load_sync_canaries_done(sync);
 }
@@ -116,14 +116,14 @@ static void canary_during_test(run_t *run, roles_t *ro, const load_sync_t *sync,
  * the end. */
 void load_phase_impact(run_t *run, const load_phase_t *ph)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
     const char *loaded = ph->table, *set = ph->impact_set;
     int key_results = !ph->own_table;
     if (key_results)
         report_impact_begin(stdout);
-    for (int t = 0; t < run->plan->n_tests; t++) {
-        const char *id = run->plan->tests[t].kernel->id;
+    for (int t = 0; t < run->env.plan->n_tests; t++) {
+        const char *id = run->env.plan->tests[t].kernel->id;
         const result_t *iso = run_find(run, "isolated", id);
         const result_t *load = run_find(run, loaded, id);
         if (!iso || !load)
@@ -145,17 +145,17 @@ void load_phase_impact(run_t *run, const load_phase_t *ph)
 void load_phase_run(run_t *run, roles_t *ro, const load_sync_t *sync, stats_acc_t *acc,
                     const load_phase_t *ph, load_timeline_t *timeline)
 {
-    const run_plan_t *plan = run->plan;
+    const run_plan_t *plan = run->env.plan;
     const char *table = ph->table, *title = ph->title;
     /* The published layout: one table, or one per test when verbose; a
      * sweep cell prints one table of its own. */
-    if (run->rank == 0 && (ph->own_table || !plan->set.verbose))
+    if (run->env.rank == 0 && (ph->own_table || !plan->set.verbose))
         report_table_begin(stdout, title, plan->set.verbose);
-    for (int t = 0; t < run->plan->n_tests; t++) {
-        const canary_kernel_t *k = run->plan->tests[t].kernel;
+    for (int t = 0; t < run->env.plan->n_tests; t++) {
+        const canary_kernel_t *k = run->env.plan->tests[t].kernel;
         const char *name = plan->tests[t].name;
         progress_step(ph->progress, name, plan->set.time_limit);
-        if (run->rank == 0 && plan->set.verbose && !ph->own_table) {
+        if (run->env.rank == 0 && plan->set.verbose && !ph->own_table) {
             /* The reference names the test without its message size here. */
             char base[64], vtitle[160];
             snprintf(base, sizeof(base), "%s", k->label);

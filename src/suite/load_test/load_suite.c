@@ -33,8 +33,8 @@
 static void canary_phase(run_t *run, const roles_t *ro, stats_acc_t *acc, const char *table,
                          const char *title, const char *progress)
 {
-    const run_plan_t *plan = run->plan;
-    if (run->rank == 0)
+    const run_plan_t *plan = run->env.plan;
+    if (run->env.rank == 0)
         report_table_begin(stdout, title, plan->set.verbose);
     for (int t = 0; t < plan->n_tests; t++) {
         progress_step(progress, plan->tests[t].name, plan->set.time_limit);
@@ -51,30 +51,30 @@ static void canary_phase(run_t *run, const roles_t *ro, stats_acc_t *acc, const 
          * runs until the result arrived. */
         double phase_wall = MPI_Wtime() - start;
         char phase[96];
-        snprintf(phase, sizeof(phase), "%s:%s", table, run->plan->tests[t].kernel->id);
+        snprintf(phase, sizeof(phase), "%s:%s", table, run->env.plan->tests[t].kernel->id);
         suite_phase_end(run, phase, phase_wall);
     }
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
 }
 
 /* 2. (verbose) each congestor kernel alone, for its baseline. */
 static void baseline_phase(run_t *run, roles_t *ro, stats_acc_t *acc)
 {
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         report_table_begin(stdout, "Isolated Congestion Tests", 1);
-    for (int k = 0; k < run->plan->n_congestors; k++) {
-        progress_step("congestor baseline", run->plan->congestors[k].name, run->plan->set.time_limit);
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
+        progress_step("congestor baseline", run->env.plan->congestors[k].name, run->env.plan->set.time_limit);
         stats_init(acc);
         phase_counters_begin(run);
         double start = MPI_Wtime();
         if (ro->is_congestor && ro->kernel == k && ro->congestor_active)
             congestor_pass_of(run, ro, acc, NULL);
         double wall = MPI_Wtime() - start;
-        MPI_Barrier(run->world);
+        MPI_Barrier(run->env.world);
         collect_congestors(run, ro, acc, wall, "isolated_congestors", "Isolated Congestion Tests",
                            1, k);
         char phase[96];
-        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->plan->congestors[k].kernel->id);
+        snprintf(phase, sizeof(phase), "congestor_baseline:%s", run->env.plan->congestors[k].kernel->id);
         suite_phase_end(run, phase, wall);
     }
 }
@@ -87,7 +87,7 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
     memset(ph, 0, sizeof(*ph));
     ph->kernel = cell;
     ph->own_table = cell >= 0;
-    ph->burst = run->plan->congestor_params.burst;
+    ph->burst = run->env.plan->congestor_params.burst;
     if (cell < 0) {
         snprintf(ph->table, sizeof(ph->table), "loaded");
         snprintf(ph->title, sizeof(ph->title), "Network Tests running with Congestion Tests");
@@ -95,8 +95,8 @@ static void kernel_phase(const run_t *run, int cell, load_phase_t *ph)
         snprintf(ph->progress, sizeof(ph->progress), "with congestion");
         return;
     }
-    const char *id = run->plan->congestors[cell].kernel->id;
-    const char *name = run->plan->congestors[cell].name;
+    const char *id = run->env.plan->congestors[cell].kernel->id;
+    const char *name = run->env.plan->congestors[cell].name;
     snprintf(ph->cell_id, sizeof(ph->cell_id), "%s:", id);
     snprintf(ph->table, sizeof(ph->table), "loaded_by:%s", id);
     snprintf(ph->title, sizeof(ph->title), "Network Tests running with %s Only", name);
@@ -111,7 +111,7 @@ static void print_preamble(run_t *run)
     snprintf(line1, sizeof(line1), "  %i nodes running Network Tests", p->n_canary_nodes);
     snprintf(line2, sizeof(line2),
              "  %i nodes running Congestion Tests (min %i nodes per congestor)",
-             p->n_congestor_nodes, p->n_congestor_nodes / run->plan->n_congestors);
+             p->n_congestor_nodes, p->n_congestor_nodes / run->env.plan->n_congestors);
     launch_roles_share_line(run, line3, sizeof(line3));
     if (congestor_job_active())
         congestor_job_preamble_line(line2, sizeof(line2));
@@ -131,7 +131,7 @@ int network_load_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){burst_sweep_json, NULL});
     node_probe_t probe = {0};
     run_add_json_section(&run, (run_json_section_t){node_probe_json, &probe});
-    const run_plan_t *plan = run.plan;
+    const run_plan_t *plan = run.env.plan;
     /* An MPMD launch gave the roles (checked in run_init, launch_roles.h);
      * its checks stand for the node count's. */
     int separate = congestor_job_active(); /* node count checked in run_init */
@@ -141,13 +141,13 @@ int network_load_test_main(int argc, char **argv)
     run_add_json_section(&run, (run_json_section_t){
                                    separate ? congestor_job_roles_json : launch_roles_json, NULL});
     congestor_job_arm_stop(&run); /* from here on the congestor job is stopped however we end */
-    if (run.rank == 0) {
-        run.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
+    if (run.env.rank == 0) {
+        run.record.rep_placement = xcalloc((size_t)plan->set.repeat, sizeof(placement_t));
     }
-    int cells = plan->set.congestor_sweep ? run.plan->n_congestors : 0;
+    int cells = plan->set.congestor_sweep ? run.env.plan->n_congestors : 0;
     cells += plan->n_burst_cells;
     int steps =
-        plan->set.repeat * ((2 + cells) * run.plan->n_tests + (plan->set.verbose ? run.plan->n_congestors : 0));
+        plan->set.repeat * ((2 + cells) * run.env.plan->n_tests + (plan->set.verbose ? run.env.plan->n_congestors : 0));
     stats_acc_t *acc = xmalloc(sizeof(*acc));
     for (run.repetition = 1; run.repetition <= plan->set.repeat; run.repetition++) {
         if (run.repetition > 1)
@@ -158,15 +158,15 @@ int network_load_test_main(int argc, char **argv)
         /* One set of barriers serves every loaded phase of a repetition:
          * a rank is a canary or a congestor whatever kernel it runs. */
         load_sync_t sync;
-        load_sync_init(&sync, run.world, ro.is_congestor);
+        load_sync_init(&sync, run.env.world, ro.is_congestor);
         if (run.repetition == 1)
             run_setup_done(&run);
         load_write_node_lists(&run);
         if (run.repetition == 1) {
             print_preamble(&run);
-            progress_init(run.rank == 0 && !plan->set.quiet, run.t0, steps);
+            progress_init(run.env.rank == 0 && !plan->set.quiet, run.env.t0, steps);
         }
-        if (plan->set.repeat > 1 && run.rank == 0)
+        if (plan->set.repeat > 1 && run.env.rank == 0)
             printf("\nRepetition %d of %d (seed %llu)\n", run.repetition, plan->set.repeat,
                    (unsigned long long)run_seed(&run));
 
@@ -186,7 +186,7 @@ int network_load_test_main(int argc, char **argv)
         if (plan->set.verbose)
             baseline_phase(&run, &ro, acc);
         /* --congestor-sweep: every congestor node runs one kernel at a time. */
-        for (int cell = 0; plan->set.congestor_sweep && cell < run.plan->n_congestors; cell++) {
+        for (int cell = 0; plan->set.congestor_sweep && cell < run.env.plan->n_congestors; cell++) {
             roles_t only;
             roles_build(&run, &only, cell);
             kernel_phase(&run, cell, &phase);
@@ -200,11 +200,11 @@ int network_load_test_main(int argc, char **argv)
         roles_free(&run, &ro);
     }
     run.repetition = plan->set.repeat;
-    if (run.rank == 0 && plan->set.congestor_sweep)
+    if (run.env.rank == 0 && plan->set.congestor_sweep)
         load_summary_print_matrix(stdout, &run);
-    if (run.rank == 0)
+    if (run.env.rank == 0)
         burst_sweep_print_matrix(stdout, &run);
-    if (run.rank == 0 && plan->set.repeat > 1)
+    if (run.env.rank == 0 && plan->set.repeat > 1)
         load_summary_print_repeats(stdout, &run);
     free(acc);
     node_probe_run(&run, &probe); /* --node-probe: after every published phase */

@@ -37,26 +37,26 @@ void load_bursts_begin(run_t *run, const roles_t *ro, const burst_shape_t *shape
                        load_bursts_t *b)
 {
     memset(b, 0, sizeof(*b));
-    b->active = run->plan->set.timeline || !burst_is_steady(shape);
+    b->active = run->env.plan->set.timeline || !burst_is_steady(shape);
     if (!b->active)
         return;
     /* The common start: every rank leaves this barrier and reads its own
      * clock; from here on each rank follows the schedule on its clock. */
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     b->burst.t0 = MPI_Wtime();
     /* The wall clock beside it lets series taken outside the program (the
      * testbed's port counters) be put on the timeline's axis. */
     struct timespec now;
     b->epoch_s = NAN;
-    if (run->rank == 0 && timespec_get(&now, TIME_UTC) == TIME_UTC)
+    if (run->env.rank == 0 && timespec_get(&now, TIME_UTC) == TIME_UTC)
         b->epoch_s = (double)now.tv_sec + now.tv_nsec * 1e-9;
     burst_clock_init(&b->burst.clock, shape, schedule_seed(run));
     double h = schedule_fingerprint(shape, schedule_seed(run));
     double v[4] = {b->burst.t0, -b->burst.t0, h, -h};
-    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, run->world);
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, run->env.world);
     b->spread_s = v[0] + v[1];
     b->schedule_agreed = v[2] == -v[3];
-    if (run->plan->set.timeline && ro->canary_test != MPI_COMM_NULL)
+    if (run->env.plan->set.timeline && ro->canary_test != MPI_COMM_NULL)
         b->tl = timeline_new(shape, schedule_seed(run), b->burst.t0);
 }
 
@@ -87,7 +87,7 @@ static double on_share(const burst_shape_t *s, uint64_t seed, double from, doubl
 static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, int t,
                    const char *table, const double *msg)
 {
-    const canary_kernel_t *k = run->plan->tests[t].kernel;
+    const canary_kernel_t *k = run->env.plan->tests[t].kernel;
     if (store->n == store->cap) {
         store->cap = store->cap ? 2 * store->cap : 8;
         timeline_record_t *grown = realloc(store->rec, sizeof(*grown) * (size_t)store->cap);
@@ -155,7 +155,7 @@ static void record(run_t *run, const load_bursts_t *b, load_timeline_t *store, i
 void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timeline_t *store,
                      int t, const char *table)
 {
-    if (!b->active || !run->plan->set.timeline)
+    if (!b->active || !run->env.plan->set.timeline)
         return;
     double *msg = xcalloc(MSG_LEN, sizeof(double));
     int holder = 0;
@@ -166,8 +166,8 @@ void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timel
         holder = me == 0;
         if (holder) {
             msg[MSG_WIDTH] = b->tl->width;
-            phase_summary(&b->tl->during, run->plan->tests[t].kernel->id, msg + MSG_DURING);
-            phase_summary(&b->tl->between, run->plan->tests[t].kernel->id, msg + MSG_BETWEEN);
+            phase_summary(&b->tl->during, run->env.plan->tests[t].kernel->id, msg + MSG_DURING);
+            phase_summary(&b->tl->between, run->env.plan->tests[t].kernel->id, msg + MSG_BETWEEN);
             memcpy(msg + MSG_SUM, b->tl->sum, sizeof(b->tl->sum));
             memcpy(msg + MSG_COUNT, b->tl->count, sizeof(b->tl->count));
         }
@@ -175,12 +175,12 @@ void load_bursts_end(run_t *run, const roles_t *ro, load_bursts_t *b, load_timel
         b->tl = NULL;
     }
     /* As result_deliver: the holder sends unless it is world rank 0. */
-    if (holder && run->rank != 0)
-        MPI_Send(msg, MSG_LEN, MPI_DOUBLE, 0, TAG_TIMELINE, run->world);
-    else if (!holder && run->rank == 0)
-        MPI_Recv(msg, MSG_LEN, MPI_DOUBLE, MPI_ANY_SOURCE, TAG_TIMELINE, run->world,
+    if (holder && run->env.rank != 0)
+        MPI_Send(msg, MSG_LEN, MPI_DOUBLE, 0, TAG_TIMELINE, run->env.world);
+    else if (!holder && run->env.rank == 0)
+        MPI_Recv(msg, MSG_LEN, MPI_DOUBLE, MPI_ANY_SOURCE, TAG_TIMELINE, run->env.world,
                  MPI_STATUS_IGNORE);
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         record(run, b, store, t, table, msg);
     free(msg);
 }
@@ -241,7 +241,7 @@ static void record_json(json_writer_t *w, const timeline_record_t *r)
 void load_timeline_json(json_writer_t *w, const run_t *run, const void *ctx)
 {
     const load_timeline_t *store = ctx;
-    if (run->program != PROGRAM_NETWORK_LOAD_TEST || !run->plan->set.timeline)
+    if (run->env.program != PROGRAM_NETWORK_LOAD_TEST || !run->env.plan->set.timeline)
         return;
     jw_array_begin(w, "timeline");
     for (int i = 0; i < store->n; i++)

@@ -31,16 +31,16 @@ void congestor_report_init(run_t *run, congestor_report_t *cr)
 {
     memset(cr, 0, sizeof(*cr));
     run_add_json_section(run, (run_json_section_t){congestor_report_json, cr});
-    int n = run->plan->n_congestors;
+    int n = run->env.plan->n_congestors;
     cr->bytes = xcalloc((size_t)n, sizeof(double));
     cr->reporters = xcalloc((size_t)n, sizeof(double));
     cr->last_bytes = xcalloc((size_t)n, sizeof(double));
     cr->ranks = xcalloc((size_t)n, sizeof(int));
     cr->nodes = xcalloc((size_t)n, sizeof(int));
-    for (int node = 0; node < run->nodes.n_nodes; node++) {
+    for (int node = 0; node < run->env.nodes.n_nodes; node++) {
         int k = run->placement.kernel_of_node[node];
         cr->nodes[k]++;
-        cr->ranks[k] += run->nodes.ppn[node];
+        cr->ranks[k] += run->env.nodes.ppn[node];
     }
 }
 
@@ -57,15 +57,15 @@ void congestor_report_free(congestor_report_t *cr)
 
 void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
-    const run_plan_t *plan = run->plan;
+    const run_plan_t *plan = run->env.plan;
     printf("Network Congestor v%s\n", GPCNET_VERSION);
-    printf("  %i MPI ranks on %i nodes, %s\n", run->size, run->nodes.n_nodes,
+    printf("  %i MPI ranks on %i nodes, %s\n", run->env.size, run->env.nodes.n_nodes,
            plan->set.flows_file[0] ? "the nodes of the flows sending and receiving"
                        : "every node running one congestor");
-    for (int k = 0; k < run->plan->n_congestors; k++) {
-        const char *name = run->plan->congestors[k].name;
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
+        const char *name = run->env.plan->congestors[k].name;
         printf("   %-28s %4d nodes, %5d ranks\n", name, cr->nodes[k], cr->ranks[k]);
     }
     if (plan->set.flows_file[0]) {
@@ -81,7 +81,7 @@ void congestor_report_preamble(const run_t *run, const congestor_report_t *cr)
 
 static void take(congestor_report_t *cr, const run_t *run, const double *sums)
 {
-    int n = run->plan->n_congestors;
+    int n = run->env.plan->n_congestors;
     for (int k = 0; k < n; k++) {
         cr->bytes[k] = sums[k];
         cr->reporters[k] = sums[n + k];
@@ -98,7 +98,7 @@ void congestor_report_interval(run_t *run, congestor_report_t *cr, const double 
 {
     take(cr, run, sums);
     double dt = t - cr->last_t;
-    for (int k = 0; k < run->plan->n_congestors; k++) {
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
         double mib_s = per_rank(cr, k, cr->bytes[k] - cr->last_bytes[k], dt);
         if (cr->n_reports == cr->cap_reports) {
             cr->cap_reports = cr->cap_reports ? 2 * cr->cap_reports : 64;
@@ -107,7 +107,7 @@ void congestor_report_interval(run_t *run, congestor_report_t *cr, const double 
                 die("out of memory for congestor reports");
         }
         cr->reports[cr->n_reports++] = (congestor_interval_t){t, k, mib_s};
-        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->plan->congestors[k].kernel->id, mib_s);
+        printf("[%8.1f s] %-14s %12.1f MiB/s/rank\n", t, run->env.plan->congestors[k].kernel->id, mib_s);
         cr->last_bytes[k] = cr->bytes[k];
     }
     cr->last_t = t;
@@ -122,10 +122,10 @@ void congestor_report_gather_ranks(const run_t *run, congestor_report_t *cr, dou
     /* The slowest rank of a bully is what the fat-tree study reports (JSON
      * only; the table keeps the sums). */
     double own[CONGESTOR_RANK_FIELDS] = {bytes, reporting ? 1.0 : 0.0, kernel};
-    if (run->rank == 0)
-        cr->per_rank = xcalloc((size_t)run->size * CONGESTOR_RANK_FIELDS, sizeof(double));
+    if (run->env.rank == 0)
+        cr->per_rank = xcalloc((size_t)run->env.size * CONGESTOR_RANK_FIELDS, sizeof(double));
     MPI_Gather(own, CONGESTOR_RANK_FIELDS, MPI_DOUBLE, cr->per_rank, CONGESTOR_RANK_FIELDS,
-               MPI_DOUBLE, 0, run->world);
+               MPI_DOUBLE, 0, run->env.world);
 }
 
 static const char *summary_bar =
@@ -144,8 +144,8 @@ void congestor_report_finish(run_t *run, congestor_report_t *cr, const double *s
     printf("| %31.31s | %12.12s | %12.12s | %12.12s |\n", "Name", "Per rank", "All ranks",
            "Units");
     printf("%s\n", summary_bar);
-    for (int k = 0; k < run->plan->n_congestors; k++) {
-        const char *name = run->plan->congestors[k].name;
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
+        const char *name = run->env.plan->congestors[k].name;
         double one = per_rank(cr, k, cr->bytes[k], t);
         printf("| %31.31s | %12.1f | %12.1f | %12.12s |\n", name, one, one * cr->reporters[k],
                "MiB/s");
@@ -166,7 +166,7 @@ static double rank_mib_s(const congestor_report_t *cr, int r)
 static void slowest_rank_json(json_writer_t *w, const run_t *run, const congestor_report_t *cr, int k)
 {
     int slowest = -1;
-    for (int r = 0; r < run->size; r++) {
+    for (int r = 0; r < run->env.size; r++) {
         const double *f = cr->per_rank + (size_t)r * CONGESTOR_RANK_FIELDS;
         if (f[1] > 0.0 && (int)f[2] == k &&
             (slowest < 0 || f[0] < cr->per_rank[(size_t)slowest * CONGESTOR_RANK_FIELDS]))
@@ -176,7 +176,7 @@ static void slowest_rank_json(json_writer_t *w, const run_t *run, const congesto
         return;
     jw_object_begin(w, "slowest_rank");
     jw_int(w, "rank", slowest);
-    jw_string(w, "node", run->nodes.names[run->nodes.node_of_rank[slowest]]);
+    jw_string(w, "node", run->env.nodes.names[run->env.nodes.node_of_rank[slowest]]);
     jw_number(w, "mib_s", rank_mib_s(cr, slowest));
     jw_object_end(w);
 }
@@ -186,14 +186,14 @@ static void slowest_rank_json(json_writer_t *w, const run_t *run, const congesto
 static void ranks_json(json_writer_t *w, const run_t *run, const congestor_report_t *cr)
 {
     jw_array_begin(w, "rank_bandwidth");
-    for (int r = 0; r < run->size; r++) {
+    for (int r = 0; r < run->env.size; r++) {
         const double *f = cr->per_rank + (size_t)r * CONGESTOR_RANK_FIELDS;
         if (f[1] <= 0.0)
             continue;
         jw_object_begin(w, NULL);
         jw_int(w, "rank", r);
-        jw_string(w, "node", run->nodes.names[run->nodes.node_of_rank[r]]);
-        jw_string(w, "kernel", run->plan->congestors[(int)f[2]].kernel->id);
+        jw_string(w, "node", run->env.nodes.names[run->env.nodes.node_of_rank[r]]);
+        jw_string(w, "kernel", run->env.plan->congestors[(int)f[2]].kernel->id);
         jw_number(w, "bytes", f[0]);
         jw_number(w, "mib_s", rank_mib_s(cr, r));
         jw_object_end(w);
@@ -206,8 +206,8 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     const congestor_report_t *cr = ctx;
     jw_object_begin(w, "congestor_run");
     jw_string(w, "stop_reason", stop_name(cr));
-    if (run->plan->set.flows_file[0]) {
-        jw_string(w, "flows_file", run->plan->set.flows_file);
+    if (run->env.plan->set.flows_file[0]) {
+        jw_string(w, "flows_file", run->env.plan->set.flows_file);
         jw_int(w, "flows", cr->n_flows);
         jw_int(w, "busiest_node_flows", cr->flow_busiest);
         jw_int(w, "round_iterations", cr->flow_round);
@@ -215,10 +215,10 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     jw_number(w, "waited_for_start_s", cr->waited_s);
     jw_number(w, "congested_s", cr->elapsed_s);
     jw_array_begin(w, "kernels");
-    for (int k = 0; k < run->plan->n_congestors; k++) {
-        const char *name = run->plan->congestors[k].name;
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
+        const char *name = run->env.plan->congestors[k].name;
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
+        jw_string(w, "kernel", run->env.plan->congestors[k].kernel->id);
         jw_string(w, "name", name);
         jw_int(w, "nodes", cr->nodes[k]);
         jw_int(w, "ranks", cr->ranks[k]);
@@ -236,7 +236,7 @@ void congestor_report_json(json_writer_t *w, const run_t *run, const void *ctx)
     for (int i = 0; i < cr->n_reports; i++) {
         jw_object_begin(w, NULL);
         jw_number(w, "t_s", cr->reports[i].t);
-        jw_string(w, "kernel", run->plan->congestors[cr->reports[i].kernel].kernel->id);
+        jw_string(w, "kernel", run->env.plan->congestors[cr->reports[i].kernel].kernel->id);
         jw_number(w, "mib_s_per_rank", cr->reports[i].mib_s);
         jw_object_end(w);
     }

@@ -32,7 +32,7 @@ static int file_exists(const char *path) { return path[0] && access(path, F_OK) 
 void congestor_stop_check_dir(run_t *run, const char *option, const char *path)
 {
     char msg[OPT_PATH_MAX + 256] = "";
-    if (path[0] && run->rank == 0) {
+    if (path[0] && run->env.rank == 0) {
         char copy[OPT_PATH_MAX];
         snprintf(copy, sizeof(copy), "%s", path);
         const char *dir = dirname(copy);
@@ -44,7 +44,7 @@ void congestor_stop_check_dir(run_t *run, const char *option, const char *path)
             snprintf(msg, sizeof(msg), "network_congestor: %s %s: '%s' is not a directory\n",
                      option, path, dir);
     }
-    MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, 0, run->world);
+    MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, 0, run->env.world);
     if (msg[0])
         exit_all(2, "%s", msg);
 }
@@ -52,17 +52,17 @@ void congestor_stop_check_dir(run_t *run, const char *option, const char *path)
 int congestor_stop_wait_for_start(run_t *run, congestor_report_t *cr)
 {
     int go = 1;
-    if (!run->plan->set.start_file[0])
+    if (!run->env.plan->set.start_file[0])
         return 1;
-    if (run->rank == 0) {
-        if (!run->plan->set.quiet)
-            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->plan->set.start_file);
+    if (run->env.rank == 0) {
+        if (!run->env.plan->set.quiet)
+            fprintf(stderr, "[gpcnet] waiting for the start file %s\n", run->env.plan->set.start_file);
         double t0 = MPI_Wtime();
         struct timespec nap = {0, 20 * 1000 * 1000};
-        while (!file_exists(run->plan->set.start_file)) {
+        while (!file_exists(run->env.plan->set.start_file)) {
             /* --duration counts from the start of the congestion. */
             cr->stop = stop_signal                       ? STOP_SIGNAL
-                       : file_exists(run->plan->set.stop_file) ? STOP_FILE
+                       : file_exists(run->env.plan->set.stop_file) ? STOP_FILE
                                                          : STOP_NONE;
             cr->signal = stop_signal;
             if (cr->stop != STOP_NONE) {
@@ -73,7 +73,7 @@ int congestor_stop_wait_for_start(run_t *run, congestor_report_t *cr)
         }
         cr->waited_s = MPI_Wtime() - t0;
     }
-    MPI_Bcast(&go, 1, MPI_INT, 0, run->world);
+    MPI_Bcast(&go, 1, MPI_INT, 0, run->env.world);
     return go;
 }
 
@@ -81,8 +81,8 @@ int congestor_stop_look(congestor_stop_state_t *st, double now)
 {
     if (st->seen)
         return 1;
-    const run_settings_t *set = &st->run->plan->set;
-    if (st->run->rank != 0) {
+    const run_settings_t *set = &st->run->env.plan->set;
+    if (st->run->env.rank != 0) {
         MPI_Test(&st->req, &st->seen, MPI_STATUS_IGNORE);
         return st->seen;
     }
@@ -118,13 +118,13 @@ int congestor_stop_in_pause(void *ctx, double paused_s)
     if (congestor_stop_look(st, -1.0) || stop_signal)
         return 1;
     const run_t *run = st->run;
-    if (run->rank == 0 || run->nodes.my_local != 0 || paused_s < STOP_FILE_LOOK_S)
+    if (run->env.rank == 0 || run->env.nodes.my_local != 0 || paused_s < STOP_FILE_LOOK_S)
         return 0;
     double now = MPI_Wtime();
     if (now - st->file_looked < STOP_FILE_LOOK_S)
         return 0;
     st->file_looked = now;
-    return file_exists(run->plan->set.stop_file);
+    return file_exists(run->env.plan->set.stop_file);
 }
 
 void congestor_stop_begin(congestor_stop_state_t *st, const run_t *run, congestor_report_t *cr)
@@ -133,8 +133,8 @@ void congestor_stop_begin(congestor_stop_state_t *st, const run_t *run, congesto
     st->run = run;
     st->cr = cr;
     st->req = MPI_REQUEST_NULL;
-    MPI_Comm_dup(run->world, &st->comm);
-    if (run->rank != 0)
+    MPI_Comm_dup(run->env.world, &st->comm);
+    if (run->env.rank != 0)
         MPI_Ibcast(&st->stop, 1, MPI_INT, 0, st->comm, &st->req);
 }
 

@@ -66,11 +66,11 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
         if (!flag)
             return;
         tk->done++;
-        if (run->rank == 0)
-            congestor_report_interval(run, cr, tk->sum, tk->done * run->plan->set.report_interval);
+        if (run->env.rank == 0)
+            congestor_report_interval(run, cr, tk->sum, tk->done * run->env.plan->set.report_interval);
     }
     if (!wait && now >= tk->next_tick) {
-        tk->next_tick += run->plan->set.report_interval;
+        tk->next_tick += run->env.plan->set.report_interval;
         ticks_post(tk, bytes, kernel);
     }
 }
@@ -82,15 +82,15 @@ static void ticks_progress(run_t *run, congestor_report_t *cr, ticks_t *tk, doub
  * unmatched. */
 static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
 {
-    const run_plan_t *plan = run->plan;
-    const congestor_kernel_t *k = run->plan->congestors[ro->kernel].kernel;
-    int n_kernels = run->plan->n_congestors;
+    const run_plan_t *plan = run->env.plan;
+    const congestor_kernel_t *k = run->env.plan->congestors[ro->kernel].kernel;
+    int n_kernels = run->env.plan->n_congestors;
     double per_iteration = ro->congestor_active ? k->bytes_per_iteration(ro->state) : 0.0;
     double bytes = 0.0;
 
     ticks_t tk = {MPI_COMM_NULL, 2 * n_kernels, 0, 0, plan->set.report_interval, NULL, NULL,
                   MPI_REQUEST_NULL};
-    MPI_Comm_dup(run->world, &tk.comm);
+    MPI_Comm_dup(run->env.world, &tk.comm);
     tk.mine = xcalloc((size_t)tk.len, sizeof(double));
     tk.sum = xcalloc((size_t)tk.len, sizeof(double));
     tk.mine[n_kernels + ro->kernel] = per_iteration > 0.0 ? 1.0 : 0.0;
@@ -99,13 +99,13 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
 
     if (ro->congestor_active && k->pass_begin)
         k->pass_begin(ro->state);
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     double t0 = MPI_Wtime();
     /* --burst: the ON/OFF clock starts at this barrier on every rank. */
     int all_seen = 0, seen_posted = 0;
     burst_run_t burst = {.t0 = t0, .end_s = plan->set.duration, .stop_asked = congestor_stop_in_pause,
                          .stop_ctx = &st};
-    burst_clock_init(&burst.clock, &run->plan->congestor_params.burst, run_seed(run));
+    burst_clock_init(&burst.clock, &run->env.plan->congestor_params.burst, run_seed(run));
     int paced = !burst_is_steady(&burst.clock.shape);
     agree_t agreement = AGREE_NONE;
     struct timespec nap = {0, 5 * 1000 * 1000};
@@ -146,7 +146,7 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
      * waiting in the agreement (seen under MPICH, where the one-sided
      * kernels fall behind the others by many rounds). */
     int ticks = tk.posted;
-    MPI_Allreduce(MPI_IN_PLACE, &ticks, 1, MPI_INT, MPI_MAX, run->world);
+    MPI_Allreduce(MPI_IN_PLACE, &ticks, 1, MPI_INT, MPI_MAX, run->env.world);
     while (tk.posted < ticks) {
         ticks_progress(run, cr, &tk, elapsed, bytes, ro->kernel, 1);
         ticks_post(&tk, bytes, ro->kernel);
@@ -154,9 +154,9 @@ static void congest(run_t *run, roles_t *ro, congestor_report_t *cr)
     ticks_progress(run, cr, &tk, elapsed, bytes, ro->kernel, 1);
     /* Exact totals, including the last round; rank 0's clock. */
     tk.mine[ro->kernel] = bytes;
-    MPI_Reduce(tk.mine, tk.sum, tk.len, MPI_DOUBLE, MPI_SUM, 0, run->world);
+    MPI_Reduce(tk.mine, tk.sum, tk.len, MPI_DOUBLE, MPI_SUM, 0, run->env.world);
     congestor_report_gather_ranks(run, cr, bytes, per_iteration > 0.0, ro->kernel);
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         congestor_report_finish(run, cr, tk.sum, elapsed);
     MPI_Comm_free(&tk.comm);
     free(tk.mine);
@@ -169,19 +169,19 @@ static int read_flows(run_t *run, int **pairs)
 {
     char err[1024] = "";
     int n = 0;
-    if (run->rank == 0) {
-        n = flows_parse(run->plan->set.flows_file, (const char *)run->nodes.names, NODE_NAME_LEN,
-                        run->nodes.n_nodes, pairs, err, sizeof(err));
+    if (run->env.rank == 0) {
+        n = flows_parse(run->env.plan->set.flows_file, (const char *)run->env.nodes.names, NODE_NAME_LEN,
+                        run->env.nodes.n_nodes, pairs, err, sizeof(err));
         if (n < 0)
             n = 0;
     }
-    MPI_Bcast(err, (int)sizeof(err), MPI_CHAR, 0, run->world);
+    MPI_Bcast(err, (int)sizeof(err), MPI_CHAR, 0, run->env.world);
     if (err[0])
         exit_all(2, "network_congestor: %s\n", err);
-    MPI_Bcast(&n, 1, MPI_INT, 0, run->world);
-    if (run->rank != 0)
+    MPI_Bcast(&n, 1, MPI_INT, 0, run->env.world);
+    if (run->env.rank != 0)
         *pairs = xmalloc(sizeof(int) * 2 * (size_t)n);
-    MPI_Bcast(*pairs, 2 * n, MPI_INT, 0, run->world);
+    MPI_Bcast(*pairs, 2 * n, MPI_INT, 0, run->env.world);
     return n;
 }
 
@@ -189,20 +189,20 @@ static int read_flows(run_t *run, int **pairs)
  * the stop together, so every message of a round is matched. */
 static void flows_roles(run_t *run, roles_t *ro, congestor_report_t *cr, const int *pairs, int n)
 {
-    const nodes_t *nd = &run->nodes;
+    const nodes_t *nd = &run->env.nodes;
     memset(ro, 0, sizeof(*ro));
     ro->canary_slice = ro->canary_test = ro->kernel_comm = MPI_COMM_NULL;
     ro->is_congestor = 1;
     ro->kernel = 0;
-    ro->congestor = &run->plan->congestors[0]; /* the flows kernel (run_plan_build) */
+    ro->congestor = &run->env.plan->congestors[0]; /* the flows kernel (run_plan_build) */
     int in = flows_involve(pairs, n, nd->my_node);
-    MPI_Comm_split(run->world, in ? 0 : MPI_UNDEFINED, run->rank, &ro->congestor_comm);
+    MPI_Comm_split(run->env.world, in ? 0 : MPI_UNDEFINED, run->env.rank, &ro->congestor_comm);
     if (in) {
         int size;
         MPI_Comm_size(ro->congestor_comm, &size);
         ro->congestor_active = size >= 2;
-        ro->state = flows_state_new(ro->congestor_comm, run->world, pairs, n, nd->my_node,
-                                    nd->my_local, nd->node_of_rank, nd->local_of_rank, run->size,
+        ro->state = flows_state_new(ro->congestor_comm, run->env.world, pairs, n, nd->my_node,
+                                    nd->my_local, nd->node_of_rank, nd->local_of_rank, run->env.size,
                                     &ro->congestor->params);
     }
     cr->flow_busiest = flows_busiest(pairs, n, nd->n_nodes);
@@ -222,38 +222,38 @@ int network_congestor_main(int argc, char **argv)
 {
     run_t run;
     run_init(&run, PROGRAM_NETWORK_CONGESTOR, &argc, &argv);
-    const run_plan_t *plan = run.plan;
+    const run_plan_t *plan = run.env.plan;
     int *pairs = NULL, n_flows = 0, flows = plan->set.flows_file[0] != '\0';
     if (flows) /* the plan's one kernel is then the flows kernel */
         n_flows = read_flows(&run, &pairs);
-    int need = flows ? 2 : 2 * run.plan->n_congestors;
-    if (run.nodes.n_nodes < need) {
-        if (run.rank == 0)
+    int need = flows ? 2 : 2 * run.env.plan->n_congestors;
+    if (run.env.nodes.n_nodes < need) {
+        if (run.env.rank == 0)
             printf("ERROR: this application must be run on at least %d nodes\n", need);
         exit_all(1,
                  "network_congestor: needs at least %d nodes (2 per congestor, %d congestor(s)); "
                  "found %d nodes (%d ranks). Emulate nodes with --emulate-nodes K or choose "
                  "fewer --congestors.\n",
-                 need, run.plan->n_congestors, run.nodes.n_nodes, run.size);
+                 need, run.env.plan->n_congestors, run.env.nodes.n_nodes, run.env.size);
     }
     congestor_stop_check_dir(&run, "--stop-file", plan->set.stop_file);
     congestor_stop_check_dir(&run, "--start-file", plan->set.start_file);
-    if (placement_compute_all(&run.placement, run_seed(&run), run.nodes.n_nodes, run.plan->n_congestors,
-                              run.plan->weights))
+    if (placement_compute_all(&run.placement, run_seed(&run), run.env.nodes.n_nodes, run.env.plan->n_congestors,
+                              run.env.plan->weights))
         die("placement failed although the node count was checked");
     run.have_placement = 1;
-    for (int k = 0; k < run.plan->n_congestors; k++)
+    for (int k = 0; k < run.env.plan->n_congestors; k++)
         if (placement_kernel_nodes(&run.placement, k) < 2)
             exit_all(1,
                      "network_congestor: congestor %s gets %d of the %d nodes with these "
                      "--congestors weights; every congestor needs at least 2 nodes.\n",
-                     run.plan->congestors[k].kernel->id, placement_kernel_nodes(&run.placement, k),
-                     run.nodes.n_nodes);
+                     run.env.plan->congestors[k].kernel->id, placement_kernel_nodes(&run.placement, k),
+                     run.env.nodes.n_nodes);
 
     congestor_stop_on_signals();
     /* A congestor job beside a canary job of its own: the class or route
      * its launch chose, recorded as the load test records it. */
-    launch_env_collect(run.world, &run.nodes, 0, 1);
+    launch_env_collect(run.env.world, &run.env.nodes, 0, 1);
     run_add_json_section(&run, (run_json_section_t){launch_roles_json, "congestors"});
 
     congestor_report_t cr;
@@ -264,10 +264,10 @@ int network_congestor_main(int argc, char **argv)
     else
         roles_build(&run, &ro, -1);
     congestor_report_preamble(&run, &cr);
-    suite_phase_end(&run, "setup", MPI_Wtime() - run.t0);
+    suite_phase_end(&run, "setup", MPI_Wtime() - run.env.t0);
     if (congestor_stop_wait_for_start(&run, &cr))
         congest(&run, &ro, &cr);
-    else if (run.rank == 0)
+    else if (run.env.rank == 0)
         congestor_report_finish(&run, &cr, NULL, 0.0);
     roles_free(&run, &ro);
     suite_finish(&run); /* the final JSON, congestor_run included */

@@ -161,24 +161,24 @@ static void rank0_alloc(all_pairs_t *ap)
 void all_pairs_run(run_t *run, all_pairs_t *ap)
 {
     memset(ap, 0, sizeof(*ap));
-    if (!run->plan->set.all_pairs)
+    if (!run->env.plan->set.all_pairs)
         return;
-    int n = run->nodes.n_nodes;
+    int n = run->env.nodes.n_nodes;
     ap->n_nodes = n;
-    ap->bytes = run->plan->set.all_pairs_bytes;
+    ap->bytes = run->env.plan->set.all_pairs_bytes;
     ap->full = n <= ALL_PAIRS_MATRIX_MAX;
-    int leader = run->nodes.my_local == 0;
+    int leader = run->env.nodes.my_local == 0;
     /* World rank 0 is the first rank of its node, so it leads it. */
-    int root = run->nodes.node_of_rank[0];
-    shifter_t s = {.me = run->nodes.my_node, .n = n, .bytes = (int)ap->bytes};
-    MPI_Comm_split(run->world, leader ? 0 : MPI_UNDEFINED, run->nodes.my_node, &s.leaders);
+    int root = run->env.nodes.node_of_rank[0];
+    shifter_t s = {.me = run->env.nodes.my_node, .n = n, .bytes = (int)ap->bytes};
+    MPI_Comm_split(run->env.world, leader ? 0 : MPI_UNDEFINED, run->env.nodes.my_node, &s.leaders);
     double *got = NULL;
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         rank0_alloc(ap);
         got = xmalloc(sizeof(double) * 2 * (size_t)n);
     }
     watchdog_note_step("all_pairs", "shift pattern"); /* what a deadline's message names */
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     double start = MPI_Wtime();
     if (leader) {
         s.out = comm_alloc((size_t)s.bytes);
@@ -188,18 +188,18 @@ void all_pairs_run(run_t *run, all_pairs_t *ap)
             int src = (s.me - k + n) % n, dst = (s.me + k) % n;
             double mine[2] = {bandwidth_in(&s, src, dst), latency_out(&s, src, dst)};
             MPI_Gather(mine, 2, MPI_DOUBLE, got, 2, MPI_DOUBLE, root, s.leaders);
-            if (run->rank == 0)
+            if (run->env.rank == 0)
                 record_shift(ap, k, got);
         }
         comm_free(s.out);
         comm_free(s.in);
         MPI_Comm_free(&s.leaders);
     }
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     ap->wall_s = MPI_Wtime() - start;
     free(got);
     suite_phase_end(run, "all_pairs", ap->wall_s);
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         all_pairs_print(stdout, run, ap);
 }
 

@@ -12,7 +12,7 @@
 
 static const char *node_name(const run_t *run, int i)
 {
-    return run->nodes.names ? run->nodes.names[i] : NULL;
+    return run->env.nodes.names ? run->env.nodes.names[i] : NULL;
 }
 
 static void per_node(json_writer_t *w, const char *key, const double *v, int n)

@@ -16,18 +16,18 @@
 
 void ebb_check_nodes(const run_t *run)
 {
-    int n = run->nodes.n_nodes;
-    if (run->plan->set.ebb > 0 && n % 2)
+    int n = run->env.nodes.n_nodes;
+    if (run->env.plan->set.ebb > 0 && n % 2)
         exit_all(2,
                  "network_test: --ebb pairs every node with another and needs an even number "
                  "of nodes, found %d; run on %d or %d nodes, or leave --ebb out.\n",
                  n, n - 1, n + 1);
-    long pairs = (long)run->plan->set.ebb * (n / 2);
+    long pairs = (long)run->env.plan->set.ebb * (n / 2);
     if (pairs > EBB_MAX_PAIRS)
         exit_all(2,
                  "network_test: --ebb %d on %d nodes would record %ld pairs, more than a "
                  "results document holds (%ld); use --ebb %ld or fewer.\n",
-                 run->plan->set.ebb, n, pairs, EBB_MAX_PAIRS, EBB_MAX_PAIRS / (n / 2));
+                 run->env.plan->set.ebb, n, pairs, EBB_MAX_PAIRS, EBB_MAX_PAIRS / (n / 2));
 }
 
 /* This node's time of the timed exchange in every matching, on the leader
@@ -145,45 +145,45 @@ static void ebb_print(const ebb_t *e)
 void ebb_run(run_t *run, ebb_t *ebb)
 {
     memset(ebb, 0, sizeof(*ebb));
-    const run_settings_t *set = &run->plan->set;
+    const run_settings_t *set = &run->env.plan->set;
     if (set->ebb <= 0)
         return;
     ebb->matchings = set->ebb;
-    ebb->n_nodes = run->nodes.n_nodes;
+    ebb->n_nodes = run->env.nodes.n_nodes;
     ebb->bytes = set->ebb_bytes;
-    ebb->seed = run->opt.ring_seed;
+    ebb->seed = run->env.opt.ring_seed;
     ebb->link_rate_gbit = set->link_rate;
     int n = ebb->n_nodes, matchings = ebb->matchings;
-    int leader = run->nodes.my_local == 0;
+    int leader = run->env.nodes.my_local == 0;
     MPI_Comm leaders;
-    MPI_Comm_split(run->world, leader ? 0 : MPI_UNDEFINED, run->nodes.my_node, &leaders);
+    MPI_Comm_split(run->env.world, leader ? 0 : MPI_UNDEFINED, run->env.nodes.my_node, &leaders);
     double *mine = leader ? xmalloc(sizeof(double) * (size_t)matchings) : NULL;
-    MPI_Barrier(run->world);
+    MPI_Barrier(run->env.world);
     double start = MPI_Wtime();
     if (leader)
-        ebb_matchings(ebb, run->nodes.my_node, leaders, mine);
+        ebb_matchings(ebb, run->env.nodes.my_node, leaders, mine);
 
     /* Every leader's times to world rank 0, at its node's place. */
     int *counts = NULL, *displs = NULL;
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         ebb->sec = xmalloc(sizeof(double) * (size_t)n * (size_t)matchings);
-        counts = xcalloc((size_t)run->size, sizeof(int));
-        displs = xcalloc((size_t)run->size, sizeof(int));
-        for (int w = 0; w < run->size; w++)
-            if (run->nodes.local_of_rank[w] == 0) {
+        counts = xcalloc((size_t)run->env.size, sizeof(int));
+        displs = xcalloc((size_t)run->env.size, sizeof(int));
+        for (int w = 0; w < run->env.size; w++)
+            if (run->env.nodes.local_of_rank[w] == 0) {
                 counts[w] = matchings;
-                displs[w] = run->nodes.node_of_rank[w] * matchings;
+                displs[w] = run->env.nodes.node_of_rank[w] * matchings;
             }
     }
     MPI_Gatherv(mine, leader ? matchings : 0, MPI_DOUBLE, ebb->sec, counts, displs, MPI_DOUBLE,
-                0, run->world);
+                0, run->env.world);
     ebb->wall_s = MPI_Wtime() - start;
     free(counts);
     free(displs);
     free(mine);
     if (leaders != MPI_COMM_NULL)
         MPI_Comm_free(&leaders);
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         ebb_print(ebb);
     suite_phase_end(run, "ebb", ebb->wall_s);
 }
@@ -218,7 +218,7 @@ void ebb_json(json_writer_t *w, const run_t *run, const void *ctx)
      * names to its hosts). */
     jw_array_begin(w, "node_names");
     for (int i = 0; i < e->n_nodes; i++)
-        jw_string(w, NULL, run->nodes.names ? run->nodes.names[i] : NULL);
+        jw_string(w, NULL, run->env.nodes.names ? run->env.nodes.names[i] : NULL);
     jw_array_end(w);
     jw_array_begin(w, "per_matching");
     for (int m = 0; m < e->matchings; m++) {

@@ -6,26 +6,26 @@
 
 static int is_load(const run_t *run)
 {
-    return run->program == PROGRAM_NETWORK_LOAD_TEST;
+    return run->env.program == PROGRAM_NETWORK_LOAD_TEST;
 }
 
 static void show_official(const run_t *run)
 {
-    if (run->program == PROGRAM_NETWORK_CONGESTOR) {
+    if (run->env.program == PROGRAM_NETWORK_CONGESTOR) {
         printf("  Settings\n"); /* it measures nothing the paper publishes */
         return;
     }
     printf("  Settings (official default configuration: %s%s%s)\n",
-           run->plan->official_default ? "yes" : "no", run->plan->official_default ? "" : "; differs: ",
-           run->plan->non_default);
+           run->env.plan->official_default ? "yes" : "no", run->env.plan->official_default ? "" : "; differs: ",
+           run->env.plan->non_default);
 }
 
 static void config_official(json_writer_t *w, const run_t *run)
 {
-    jw_bool(w, "official_default", run->plan->official_default);
+    jw_bool(w, "official_default", run->env.plan->official_default);
     jw_array_begin(w, "non_default");
-    char names[sizeof(run->plan->non_default)];
-    snprintf(names, sizeof(names), "%s", run->plan->non_default);
+    char names[sizeof(run->env.plan->non_default)];
+    snprintf(names, sizeof(names), "%s", run->env.plan->non_default);
     for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "))
         jw_string(w, NULL, tok);
     jw_array_end(w);
@@ -34,36 +34,36 @@ static void config_official(json_writer_t *w, const run_t *run)
 static void show_seed(const run_t *run)
 {
     printf("   seed = %llu (%s)\n", (unsigned long long)run_seed(run),
-               run->plan->seed_from_time ? "time on rank 0" : "--seed");
+               run->env.plan->seed_from_time ? "time on rank 0" : "--seed");
 }
 
 static void config_seed(json_writer_t *w, const run_t *run)
 {
     /* With --repeat, the first repetition's (repetitions[] has them all). */
-    jw_int(w, "seed", (long long)run->plan->seeds[0]);
-    jw_string(w, "seed_source", run->plan->seed_from_time ? "time" : "option");
+    jw_int(w, "seed", (long long)run->env.plan->seeds[0]);
+    jw_string(w, "seed_source", run->env.plan->seed_from_time ? "time" : "option");
 }
 
 static void show_congestors(const run_t *run)
 {
     printf("   congestors =");
-    for (int i = 0; i < run->plan->n_congestors; i++)
-        printf("%s %s:%d", i ? "," : "", run->plan->congestors[i].kernel->id, run->plan->weights[i]);
+    for (int i = 0; i < run->env.plan->n_congestors; i++)
+        printf("%s %s:%d", i ? "," : "", run->env.plan->congestors[i].kernel->id, run->env.plan->weights[i]);
     printf("\n");
 }
 
 static void config_congestors(json_writer_t *w, const run_t *run)
 {
     jw_array_begin(w, "congestors");
-    for (int i = 0; is_load(run) && i < run->plan->n_congestors; i++) {
+    for (int i = 0; is_load(run) && i < run->env.plan->n_congestors; i++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "id", run->plan->congestors[i].kernel->id);
+        jw_string(w, "id", run->env.plan->congestors[i].kernel->id);
         char published[64]; /* the name at the published size, as ever */
-        const congestor_kernel_t *k = run->plan->congestors[i].kernel;
+        const congestor_kernel_t *k = run->env.plan->congestors[i].kernel;
         const congestor_params_t defaults = congestor_params_default(k);
         congestor_display_name(k, &defaults, published, sizeof(published));
         jw_string(w, "name", published);
-        jw_int(w, "weight", run->plan->weights[i]);
+        jw_int(w, "weight", run->env.plan->weights[i]);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -72,74 +72,74 @@ static void config_congestors(json_writer_t *w, const run_t *run)
 static void show_congestor_loops(const run_t *run)
 {
     printf("   congestor loops = %d measurements x %d iterations (scaled above 32 ranks)\n",
-               run->plan->congestor_measurements, run->plan->congestor_iterations);
+               run->env.plan->congestor_measurements, run->env.plan->congestor_iterations);
 }
 
 static void config_congestor_measurements(json_writer_t *w, const run_t *run)
 {
     if (is_load(run))
-        jw_int(w, "congestor_measurements", run->plan->congestor_measurements);
+        jw_int(w, "congestor_measurements", run->env.plan->congestor_measurements);
 }
 
 static void config_congestor_iterations(json_writer_t *w, const run_t *run)
 {
     if (is_load(run))
-        jw_int(w, "congestor_iterations", run->plan->congestor_iterations);
+        jw_int(w, "congestor_iterations", run->env.plan->congestor_iterations);
 }
 
 static void show_repeat(const run_t *run)
 {
-    if (run->plan->set.repeat > 1)
-        printf("   repeat = %d (%s)\n", run->plan->set.repeat,
-               run->plan->seed_from_time ? "fresh placement seed each time" : "same seed each time");
+    if (run->env.plan->set.repeat > 1)
+        printf("   repeat = %d (%s)\n", run->env.plan->set.repeat,
+               run->env.plan->seed_from_time ? "fresh placement seed each time" : "same seed each time");
 }
 
 /* network_congestor's: per round, of the kernels or of the flows. */
 static void show_congestor_iterations(const run_t *run)
 {
-    if (run->plan->set.flows_file[0])
+    if (run->env.plan->set.flows_file[0])
         printf("   flow iterations = %d per round\n",
-               run->plan->congestors[0].kernel->iterations_for(run->plan->congestor_iterations, 0));
+               run->env.plan->congestors[0].kernel->iterations_for(run->env.plan->congestor_iterations, 0));
     else
         printf("   congestor iterations = %d per round (scaled above 32 ranks)\n",
-               run->plan->congestor_iterations);
+               run->env.plan->congestor_iterations);
 }
 
 static void show_duration(const run_t *run)
 {
-    if (run->plan->set.duration > 0.0)
-        printf("   duration = %g s\n", run->plan->set.duration);
+    if (run->env.plan->set.duration > 0.0)
+        printf("   duration = %g s\n", run->env.plan->set.duration);
     else
         printf("   duration = until a signal%s\n",
-               run->plan->set.stop_file[0] ? " or the stop file" : "");
+               run->env.plan->set.stop_file[0] ? " or the stop file" : "");
 }
 
 static void show_tests(const run_t *run)
 {
-    for (int i = 0; i < run->plan->n_tests; i++) {
-        loop_limits_t l = run->plan->tests[i].limits;
+    for (int i = 0; i < run->env.plan->n_tests; i++) {
+        loop_limits_t l = run->env.plan->tests[i].limits;
         printf("   %s = %d measurements x %d rings x %d iterations, %d warm-up\n",
-               run->plan->tests[i].kernel->id, l.measurements, l.rings, l.iterations, l.warmup);
+               run->env.plan->tests[i].kernel->id, l.measurements, l.rings, l.iterations, l.warmup);
     }
 }
 
 static void config_tests(json_writer_t *w, const run_t *run)
 {
     jw_array_begin(w, "tests");
-    for (int i = 0; i < run->plan->n_tests; i++)
-        jw_string(w, NULL, run->plan->tests[i].kernel->id);
+    for (int i = 0; i < run->env.plan->n_tests; i++)
+        jw_string(w, NULL, run->env.plan->tests[i].kernel->id);
     jw_array_end(w);
 }
 
 static void config_loops(json_writer_t *w, const run_t *run)
 {
     jw_object_begin(w, "loops");
-    for (int i = 0; i < run->plan->n_tests; i++) {
-        jw_object_begin(w, run->plan->tests[i].kernel->id);
-        jw_int(w, "measurements", run->plan->tests[i].limits.measurements);
-        jw_int(w, "rings", run->plan->tests[i].limits.rings);
-        jw_int(w, "iterations", run->plan->tests[i].limits.iterations);
-        jw_int(w, "warmup", run->plan->tests[i].limits.warmup);
+    for (int i = 0; i < run->env.plan->n_tests; i++) {
+        jw_object_begin(w, run->env.plan->tests[i].kernel->id);
+        jw_int(w, "measurements", run->env.plan->tests[i].limits.measurements);
+        jw_int(w, "rings", run->env.plan->tests[i].limits.rings);
+        jw_int(w, "iterations", run->env.plan->tests[i].limits.iterations);
+        jw_int(w, "warmup", run->env.plan->tests[i].limits.warmup);
         jw_object_end(w);
     }
     jw_object_end(w);
@@ -147,7 +147,7 @@ static void config_loops(json_writer_t *w, const run_t *run)
 
 static void show_nodes(const run_t *run)
 {
-    const options_t *o = &run->opt;
+    const options_t *o = &run->env.opt;
     if (o->set.emulate_ppn)
         printf("   nodes = emulated, %d consecutive ranks per node\n", o->set.emulate_ppn);
     else if (o->set.emulate_nodes)
@@ -158,7 +158,7 @@ static void show_nodes(const run_t *run)
 
 static void config_nodes(json_writer_t *w, const run_t *run)
 {
-    const options_t *o = &run->opt;
+    const options_t *o = &run->env.opt;
     if (!o->set.emulate_ppn && !o->set.emulate_nodes) {
         jw_null(w, "emulated_nodes");
         return;
@@ -173,34 +173,34 @@ static void config_nodes(json_writer_t *w, const run_t *run)
 
 static void show_ppn(const run_t *run)
 {
-    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->nodes.ppn_max,
-           run->nodes.ppn_min != run->nodes.ppn_max ? " (uneven)" : "", run->plan->set.nics_per_node,
-           (double)run->nodes.ppn_max / run->plan->set.nics_per_node);
+    printf("   PPN = %d%s, NICs per node = %d, PPort = %g\n", run->env.nodes.ppn_max,
+           run->env.nodes.ppn_min != run->env.nodes.ppn_max ? " (uneven)" : "", run->env.plan->set.nics_per_node,
+           (double)run->env.nodes.ppn_max / run->env.plan->set.nics_per_node);
 }
 
 static void show_mpi(const run_t *run)
 {
-    printf("   MPI = %s\n", run->mpi_library);
+    printf("   MPI = %s\n", run->env.mpi_library);
 }
 
 static void show_json(const run_t *run)
 {
-    printf("   JSON = %s\n", run->json_path);
+    printf("   JSON = %s\n", run->env.json_path);
 }
 
 static void config_json(json_writer_t *w, const run_t *run)
 {
-    jw_string(w, "json", run->json_path);
+    jw_string(w, "json", run->env.json_path);
 }
 
 /* Only when set: a steady run's settings and config stay the published
  * ones. --burst-intensity alone paces a load without pauses. */
 static void show_burst(const run_t *run)
 {
-    const burst_shape_t *b = &run->plan->congestor_params.burst;
+    const burst_shape_t *b = &run->env.plan->congestor_params.burst;
     if (burst_is_steady(b))
         return;
-    if (run->opt.burst[0] > 0.0)
+    if (run->env.opt.burst[0] > 0.0)
         printf("   burst = %g s on, %g s off, intensity %g, jitter %g\n", b->on_s, b->off_s,
                b->intensity, b->jitter);
     else
@@ -209,13 +209,13 @@ static void show_burst(const run_t *run)
 
 static void config_burst(json_writer_t *w, const run_t *run)
 {
-    const burst_shape_t *b = &run->plan->congestor_params.burst;
+    const burst_shape_t *b = &run->env.plan->congestor_params.burst;
     /* A --burst-sweep run sets the shape cell by cell: its grid is the
      * record ("burst_sweep"), not the cell running now. */
-    if (burst_is_steady(b) || run->opt.burst_sweep.n_on > 0)
+    if (burst_is_steady(b) || run->env.opt.burst_sweep.n_on > 0)
         return;
     jw_object_begin(w, "burst");
-    if (run->opt.burst[0] > 0.0) {
+    if (run->env.opt.burst[0] > 0.0) {
         jw_number(w, "on_s", b->on_s);
         jw_number(w, "off_s", b->off_s);
     } else {

@@ -16,7 +16,7 @@
 static int kernel_runs(const run_t *run, const opt_row_t *r)
 {
     const kernel_options_t *set = option_row_kernel(r, NULL);
-    return !set || run_plan_runs_kernel(run->plan, set);
+    return !set || run_plan_runs_kernel(run->env.plan, set);
 }
 
 /* "   time limit = 10 s per test": a row's value as its type prints it. */
@@ -59,7 +59,7 @@ static int separate_job_hides(const run_t *run, const char *key)
 {
     static const char *const in_job[] = {"canary_fraction", "congestors", "congestor_measurements",
                                          "congestor_bytes", "placement"};
-    if (!run->plan->set.congestor_job_start[0])
+    if (!run->env.plan->set.congestor_job_start[0])
         return 0;
     for (size_t i = 0; i < sizeof(in_job) / sizeof(in_job[0]); i++)
         if (strcmp(key, in_job[i]) == 0)
@@ -77,11 +77,11 @@ void options_print_settings(const run_t *run)
         if (separate_job_hides(run, keys[k]))
             continue;
         if (h && h->show) {
-            if (h->show_in & option_program_bit(run->program))
+            if (h->show_in & option_program_bit(run->env.program))
                 h->show(run);
-        } else if (r && r->label && (option_scope(r->name) & option_program_bit(run->program)) &&
-                   (!r->show_set || option_differs(&run->opt, r)) && kernel_runs(run, r)) {
-            show_row(r, &run->opt);
+        } else if (r && r->label && (option_scope(r->name) & option_program_bit(run->env.program)) &&
+                   (!r->show_set || option_differs(&run->env.opt, r)) && kernel_runs(run, r)) {
+            show_row(r, &run->env.opt);
         }
     }
     fflush(stdout);
@@ -136,7 +136,7 @@ void options_write_config(json_writer_t *w, const run_t *run)
         if (h && h->config)
             h->config(w, run);
         else if (r && kernel_runs(run, r))
-            config_row(w, r, &run->opt, run->program);
+            config_row(w, r, &run->env.opt, run->env.program);
     }
     jw_object_end(w);
 }

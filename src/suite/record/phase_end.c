@@ -11,9 +11,9 @@
 
 void suite_phase_end(run_t *run, const char *name, double wall_s)
 {
-    if (run->ctr_counting)
+    if (run->counters.counting)
         phase_counters_end(run);
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
     run_record_phase(run, name, wall_s);
     results_json_write(run);
@@ -22,7 +22,7 @@ void suite_phase_end(run_t *run, const char *name, double wall_s)
 
 void suite_save(run_t *run)
 {
-    if (run->rank == 0)
+    if (run->env.rank == 0)
         results_json_write(run);
 }
 
@@ -31,14 +31,14 @@ void suite_finish(run_t *run)
     run->finished = time(NULL);
     run->status = "complete";
     int lost = 0;
-    if (run->rank == 0) {
+    if (run->env.rank == 0) {
         lost = results_json_write(run) != 0;
         if (lost)
             fprintf(stderr, "%s: error: the results could not be written to %s\n",
-                    program_name(run->program), run->json_path);
-        else if (!run->plan->set.quiet)
-            fprintf(stderr, "[gpcnet %7.1fs] results written to %s\n", MPI_Wtime() - run->t0,
-                    run->json_path);
+                    program_name(run->env.program), run->env.json_path);
+        else if (!run->env.plan->set.quiet)
+            fprintf(stderr, "[gpcnet %7.1fs] results written to %s\n", MPI_Wtime() - run->env.t0,
+                    run->env.json_path);
     }
     /* A run without its results file has not succeeded. */
     run_finish(run, lost ? 1 : 0);

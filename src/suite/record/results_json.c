@@ -23,16 +23,16 @@ static void iso_time(char *buf, size_t len, time_t t)
 static void write_environment(json_writer_t *w, const run_t *run)
 {
     jw_object_begin(w, "environment");
-    jw_string(w, "mpi_library", run->mpi_library);
-    jw_string(w, "mpi_standard", run->mpi_standard);
-    jw_string(w, "mpi_thread_level", run->mpi_thread_level);
-    jw_int(w, "ranks", run->size);
-    jw_int(w, "nodes", run->nodes.n_nodes);
-    jw_int(w, "hosts", run->nodes.n_hosts);
-    jw_int(w, "ppn_min", run->nodes.ppn_min);
-    jw_int(w, "ppn_max", run->nodes.ppn_max);
-    jw_number(w, "pport", (double)run->nodes.ppn_max / run->plan->set.nics_per_node);
-    jw_string(w, "hostname", run->nodes.hostname);
+    jw_string(w, "mpi_library", run->env.mpi_library);
+    jw_string(w, "mpi_standard", run->env.mpi_standard);
+    jw_string(w, "mpi_thread_level", run->env.mpi_thread_level);
+    jw_int(w, "ranks", run->env.size);
+    jw_int(w, "nodes", run->env.nodes.n_nodes);
+    jw_int(w, "hosts", run->env.nodes.n_hosts);
+    jw_int(w, "ppn_min", run->env.nodes.ppn_min);
+    jw_int(w, "ppn_max", run->env.nodes.ppn_max);
+    jw_number(w, "pport", (double)run->env.nodes.ppn_max / run->env.plan->set.nics_per_node);
+    jw_string(w, "hostname", run->env.nodes.hostname);
     jw_object_end(w);
 }
 
@@ -40,13 +40,13 @@ static void node_names(json_writer_t *w, const char *key, const run_t *run, cons
 {
     jw_array_begin(w, key);
     for (int i = 0; i < n; i++)
-        jw_string(w, NULL, run->nodes.names[ids[i]]);
+        jw_string(w, NULL, run->env.nodes.names[ids[i]]);
     jw_array_end(w);
 }
 
 static int congestor_ranks(const run_t *run, const placement_t *p, int node)
 {
-    int ppn = run->nodes.ppn[node];
+    int ppn = run->env.nodes.ppn[node];
     return p->colocated ? ppn - ppn / 2 : ppn;
 }
 
@@ -57,17 +57,17 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     node_names(w, "all_nodes", run, p->order, p->n_nodes);
     node_names(w, "congestor_nodes", run, p->order, p->n_congestor_nodes);
     node_names(w, "canary_nodes", run, placement_canary_list(p), p->n_canary_nodes);
-    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->plan->n_congestors);
+    jw_int(w, "min_nodes_per_congestor", p->n_congestor_nodes / run->env.plan->n_congestors);
     /* Which nodes ran which kernel (every rank of a node runs its node's
      * kernel), in the order of the shuffled list: the first is the root. */
     jw_array_begin(w, "congestor_kernels");
-    for (int k = 0; k < run->plan->n_congestors; k++) {
+    for (int k = 0; k < run->env.plan->n_congestors; k++) {
         jw_object_begin(w, NULL);
-        jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
+        jw_string(w, "kernel", run->env.plan->congestors[k].kernel->id);
         jw_array_begin(w, "nodes");
         for (int i = 0; i < p->n_congestor_nodes; i++)
             if (p->kernel_of_node[p->order[i]] == k)
-                jw_string(w, NULL, run->nodes.names[p->order[i]]);
+                jw_string(w, NULL, run->env.nodes.names[p->order[i]]);
         jw_array_end(w);
         jw_object_end(w);
     }
@@ -76,8 +76,8 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
      * communicator, in node order of the shuffled list. Colocated nodes
      * give their upper half of ranks to the congestor (load_roles.c). */
     jw_array_begin(w, "congestor_groups");
-    for (int s = 0; s < run->nodes.ppn_max; s++) {
-        for (int k = 0; k < run->plan->n_congestors; k++) {
+    for (int s = 0; s < run->env.nodes.ppn_max; s++) {
+        for (int k = 0; k < run->env.plan->n_congestors; k++) {
             int members = 0;
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
@@ -87,12 +87,12 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
                 continue;
             jw_object_begin(w, NULL);
             jw_int(w, "slice", s);
-            jw_string(w, "kernel", run->plan->congestors[k].kernel->id);
+            jw_string(w, "kernel", run->env.plan->congestors[k].kernel->id);
             jw_array_begin(w, "nodes");
             for (int i = 0; i < p->n_congestor_nodes; i++) {
                 int node = p->order[i];
                 if (congestor_ranks(run, p, node) > s && p->kernel_of_node[node] == k)
-                    jw_string(w, NULL, run->nodes.names[node]);
+                    jw_string(w, NULL, run->env.nodes.names[node]);
             }
             jw_array_end(w);
             jw_object_end(w);
@@ -100,11 +100,11 @@ static void write_placement(json_writer_t *w, const run_t *run, const placement_
     }
     jw_array_end(w);
     jw_object_begin(w, "node_list_files");
-    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_ALL);
+    snprintf(path, sizeof(path), "%s/%s", run->env.plan->set.output_dir, NODE_LIST_ALL);
     jw_string(w, "all", path);
-    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_CONGESTORS);
+    snprintf(path, sizeof(path), "%s/%s", run->env.plan->set.output_dir, NODE_LIST_CONGESTORS);
     jw_string(w, "congestors", path);
-    snprintf(path, sizeof(path), "%s/%s", run->plan->set.output_dir, NODE_LIST_CANARIES);
+    snprintf(path, sizeof(path), "%s/%s", run->env.plan->set.output_dir, NODE_LIST_CANARIES);
     jw_string(w, "canaries", path);
     jw_object_end(w);
     jw_object_end(w);
@@ -118,16 +118,16 @@ static void write_placements(json_writer_t *w, const run_t *run)
         jw_null(w, "placement");
         return;
     }
-    const placement_t *first = run->rep_placement ? &run->rep_placement[0] : &run->placement;
+    const placement_t *first = run->record.rep_placement ? &run->record.rep_placement[0] : &run->placement;
     write_placement(w, run, first);
-    if (run->plan->set.repeat <= 1)
+    if (run->env.plan->set.repeat <= 1)
         return;
     jw_array_begin(w, "repetitions");
     for (int r = 0; r < run->repetition; r++) {
         jw_object_begin(w, NULL);
         jw_int(w, "repetition", r + 1);
-        jw_int(w, "seed", (long long)run->plan->seeds[r]);
-        write_placement(w, run, &run->rep_placement[r]);
+        jw_int(w, "seed", (long long)run->env.plan->seeds[r]);
+        write_placement(w, run, &run->record.rep_placement[r]);
         jw_object_end(w);
     }
     jw_array_end(w);
@@ -231,12 +231,12 @@ static void write_document(FILE *f, const run_t *run)
     jw_object_begin(&w, NULL);
     jw_string(&w, "schema", "gpcnet-results");
     jw_int(&w, "schema_version", RESULTS_SCHEMA_VERSION);
-    jw_string(&w, "program", program_name(run->program));
+    jw_string(&w, "program", program_name(run->env.program));
     jw_string(&w, "version", GPCNET_VERSION);
     jw_string(&w, "source", "run");
     jw_string(&w, "status", run->status);
     jw_null(&w, "abort_reason");
-    iso_time(t, sizeof(t), run->started);
+    iso_time(t, sizeof(t), run->env.started);
     jw_string(&w, "started_at", t);
     if (run->finished) {
         iso_time(t, sizeof(t), run->finished);
@@ -248,8 +248,8 @@ static void write_document(FILE *f, const run_t *run)
     write_environment(&w, run);
     write_placements(&w, run);
     jw_array_begin(&w, "tables");
-    for (int i = 0; i < run->n_tables; i++) {
-        const run_table_t *tb = &run->tables[i];
+    for (int i = 0; i < run->record.n_tables; i++) {
+        const run_table_t *tb = &run->record.tables[i];
         jw_object_begin(&w, NULL);
         jw_string(&w, "id", tb->id);
         jw_string(&w, "title", tb->title);
@@ -262,8 +262,8 @@ static void write_document(FILE *f, const run_t *run)
     }
     jw_array_end(&w);
     jw_array_begin(&w, "impact");
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *c = &run->impact[i];
+    for (int i = 0; i < run->record.n_impact; i++) {
+        const run_impact_t *c = &run->record.impact[i];
         if (strcmp(c->congestor, IMPACT_ALL_CONGESTORS) != 0)
             continue; /* sweep cells are in impact_matrix */
         jw_object_begin(&w, NULL);
@@ -279,20 +279,20 @@ static void write_document(FILE *f, const run_t *run)
     jw_array_end(&w);
     /* What the suite added: the load test's summaries, network_congestor's
      * report. */
-    for (int i = 0; i < run->n_json_sections; i++)
-        run->json_sections[i].write(&w, run, run->json_sections[i].ctx);
-    if (run->setup_s >= 0.0)
-        jw_number(&w, "setup_s", run->setup_s);
+    for (int i = 0; i < run->env.n_json_sections; i++)
+        run->env.json_sections[i].write(&w, run, run->env.json_sections[i].ctx);
+    if (run->env.setup_s >= 0.0)
+        jw_number(&w, "setup_s", run->env.setup_s);
     else
         jw_null(&w, "setup_s");
     jw_array_begin(&w, "phases");
-    for (int i = 0; i < run->n_phases; i++) {
+    for (int i = 0; i < run->record.n_phases; i++) {
         jw_object_begin(&w, NULL);
-        jw_string(&w, "name", run->phases[i].name);
-        jw_int(&w, "repetition", run->phases[i].repetition);
-        jw_number(&w, "wall_s", run->phases[i].wall_s);
-        if (run->phases[i].counters)
-            phase_counters_json(&w, run, run->phases[i].counters);
+        jw_string(&w, "name", run->record.phases[i].name);
+        jw_int(&w, "repetition", run->record.phases[i].repetition);
+        jw_number(&w, "wall_s", run->record.phases[i].wall_s);
+        if (run->record.phases[i].counters)
+            phase_counters_json(&w, run, run->record.phases[i].counters);
         jw_object_end(&w);
     }
     jw_array_end(&w);
@@ -311,9 +311,9 @@ int results_json_write(const run_t *run)
     if (watchdog_ending())
         return 0;
     char tmp[OPT_PATH_MAX + 16];
-    FILE *f = safe_tmp_open(run->json_path, tmp, sizeof(tmp));
+    FILE *f = safe_tmp_open(run->env.json_path, tmp, sizeof(tmp));
     if (!f) {
-        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,
+        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->env.json_path,
                 strerror(errno));
         return -1;
     }
@@ -326,10 +326,10 @@ int results_json_write(const run_t *run)
         watchdog_note_tmp(NULL);
         return 0;
     }
-    int rc = safe_tmp_commit(f, tmp, run->json_path, written || run->plan->set.force);
+    int rc = safe_tmp_commit(f, tmp, run->env.json_path, written || run->env.plan->set.force);
     watchdog_note_tmp(NULL);
     if (rc != 0) {
-        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->json_path,
+        fprintf(stderr, "gpcnet: warning: writing %s failed (disk full?): %s\n", run->env.json_path,
                 strerror(errno));
         return -1;
     }

@@ -22,15 +22,15 @@ static void *grow(void *array, int n, int *cap, size_t size)
 
 result_t *run_record(run_t *run, const char *table_id, const char *title, const result_t *r)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return NULL;
     run_table_t *t = NULL;
-    for (int i = 0; i < run->n_tables; i++)
-        if (run->tables[i].repetition == run->repetition && strcmp(run->tables[i].id, table_id) == 0)
-            t = &run->tables[i];
+    for (int i = 0; i < run->record.n_tables; i++)
+        if (run->record.tables[i].repetition == run->repetition && strcmp(run->record.tables[i].id, table_id) == 0)
+            t = &run->record.tables[i];
     if (!t) {
-        run->tables = grow(run->tables, run->n_tables, &run->cap_tables, sizeof(run_table_t));
-        t = &run->tables[run->n_tables++];
+        run->record.tables = grow(run->record.tables, run->record.n_tables, &run->record.cap_tables, sizeof(run_table_t));
+        t = &run->record.tables[run->record.n_tables++];
         memset(t, 0, sizeof(*t));
         snprintf(t->id, sizeof(t->id), "%s", table_id);
         snprintf(t->title, sizeof(t->title), "%s", title);
@@ -43,19 +43,19 @@ result_t *run_record(run_t *run, const char *table_id, const char *title, const 
     t->rows[t->n_rows++] = copy;
     if (!isnan(r->avg_precision)) /* --converge */
         progress_converge(r->name, r->converged, r->avg_precision, r->tail_precision,
-                          run->plan->set.converge_tol);
+                          run->env.plan->set.converge_tol);
     return copy;
 }
 
 const result_t *run_find_in(const run_t *run, int repetition, const char *table_id,
                             const char *test_id)
 {
-    for (int i = 0; i < run->n_tables; i++) {
-        if (run->tables[i].repetition != repetition || strcmp(run->tables[i].id, table_id) != 0)
+    for (int i = 0; i < run->record.n_tables; i++) {
+        if (run->record.tables[i].repetition != repetition || strcmp(run->record.tables[i].id, table_id) != 0)
             continue;
-        for (int j = 0; j < run->tables[i].n_rows; j++)
-            if (strcmp(run->tables[i].rows[j]->test_id, test_id) == 0)
-                return run->tables[i].rows[j];
+        for (int j = 0; j < run->record.tables[i].n_rows; j++)
+            if (strcmp(run->record.tables[i].rows[j]->test_id, test_id) == 0)
+                return run->record.tables[i].rows[j];
     }
     return NULL;
 }
@@ -67,8 +67,8 @@ const result_t *run_find(const run_t *run, const char *table_id, const char *tes
 
 run_impact_t *run_add_impact(run_t *run)
 {
-    run->impact = grow(run->impact, run->n_impact, &run->cap_impact, sizeof(run_impact_t));
-    run_impact_t *c = &run->impact[run->n_impact++];
+    run->record.impact = grow(run->record.impact, run->record.n_impact, &run->record.cap_impact, sizeof(run_impact_t));
+    run_impact_t *c = &run->record.impact[run->record.n_impact++];
     memset(c, 0, sizeof(*c));
     c->repetition = run->repetition;
     return c;
@@ -79,8 +79,8 @@ void run_impact_mean(const run_t *run, const char *test_id, const char *set, dou
 {
     double sa = 0.0, sp = 0.0;
     int n = 0;
-    for (int i = 0; i < run->n_impact; i++) {
-        const run_impact_t *e = &run->impact[i];
+    for (int i = 0; i < run->record.n_impact; i++) {
+        const run_impact_t *e = &run->record.impact[i];
         if (strcmp(e->test_id, test_id) != 0 || strcmp(e->congestor, set) != 0)
             continue;
         sa += e->avg;
@@ -93,40 +93,40 @@ void run_impact_mean(const run_t *run, const char *test_id, const char *set, dou
 
 void run_record_phase(run_t *run, const char *name, double wall_s)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
-    run->phases = grow(run->phases, run->n_phases, &run->cap_phases, sizeof(run_phase_t));
-    run_phase_t *p = &run->phases[run->n_phases++];
+    run->record.phases = grow(run->record.phases, run->record.n_phases, &run->record.cap_phases, sizeof(run_phase_t));
+    run_phase_t *p = &run->record.phases[run->record.n_phases++];
     snprintf(p->name, sizeof(p->name), "%s", name);
     p->repetition = run->repetition;
     p->wall_s = wall_s;
-    p->counters = run->ctr_pending; /* the phase owns them now */
-    run->ctr_pending = NULL;
+    p->counters = run->counters.pending; /* the phase owns them now */
+    run->counters.pending = NULL;
 }
 
 void run_record_free(run_t *run)
 {
-    if (run->rank != 0)
+    if (run->env.rank != 0)
         return;
-    for (int i = 0; i < run->n_tables; i++)
-        for (int j = 0; j < run->tables[i].n_rows; j++)
-            free(run->tables[i].rows[j]);
-    free(run->tables);
-    free(run->impact);
-    for (int i = 0; i < run->n_phases; i++)
-        free(run->phases[i].counters);
-    free(run->phases);
-    run->tables = NULL;
-    run->impact = NULL;
-    run->phases = NULL;
-    run->n_tables = run->n_impact = run->n_phases = 0;
+    for (int i = 0; i < run->record.n_tables; i++)
+        for (int j = 0; j < run->record.tables[i].n_rows; j++)
+            free(run->record.tables[i].rows[j]);
+    free(run->record.tables);
+    free(run->record.impact);
+    for (int i = 0; i < run->record.n_phases; i++)
+        free(run->record.phases[i].counters);
+    free(run->record.phases);
+    run->record.tables = NULL;
+    run->record.impact = NULL;
+    run->record.phases = NULL;
+    run->record.n_tables = run->record.n_impact = run->record.n_phases = 0;
 }
 
 void run_add_json_section(run_t *run, run_json_section_t section)
 {
-    if (run->n_json_sections >= RUN_MAX_JSON_SECTIONS)
+    if (run->env.n_json_sections >= RUN_MAX_JSON_SECTIONS)
         die("too many JSON sections");
-    run->json_sections[run->n_json_sections++] = section;
+    run->env.json_sections[run->env.n_json_sections++] = section;
 }
 
 void result_for_canary(result_t *r, const canary_plan_t *test)
