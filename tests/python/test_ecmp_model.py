@@ -1,5 +1,9 @@
 """The pattern model of the k-ary fat-tree3 (gpcnet/testbed/ecmp_model.py)
 against cases computed by hand, and its pattern generators' properties."""
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from gpcnet.infra.errors import GpcnetError
@@ -128,3 +132,21 @@ def test_cli_table_and_flows_file(capsys):
 def test_an_odd_k_is_refused():
     with pytest.raises(GpcnetError):
         FatTree3(5)
+
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "ecmp_patterns.py"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--patterns", "stride1,stride99"], "--patterns: pattern stride99"),
+    (["--routings", "adaptive"], "--routings adaptive"),
+    (["--repeats", "0"], "--repeats 1 or more"),
+    (["--rate", "fast"], "--rate fast"),
+])
+def test_the_bench_refuses_bad_options_before_any_testbed(argv, words):
+    # Checked before root and before `up`: nothing is built.
+    p = subprocess.run([sys.executable, str(BENCH), *argv], capture_output=True, text=True,
+                       timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode == 2
+    assert words in p.stderr and "Traceback" not in p.stderr
+    assert p.stdout == ""
