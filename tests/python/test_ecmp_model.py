@@ -51,6 +51,18 @@ def test_ecmp_two_flows_of_a_leaf_collide_half_the_time(flows):
     assert (mc["lowest"] * 16, mc["highest"] * 16) == pytest.approx((1.0, 2.0))
 
 
+def test_ecmp_stride2_is_independent_pairs_of_flows_three_quarters():
+    # Stride 2 sends both hosts of leaf L to the two hosts of leaf L + 1. Each
+    # leaf's two flows share no link with another leaf's (each leaf's uplinks,
+    # the links down to the next leaf and, between pods, the cores carry only
+    # them): eight independent copies of the two-flow case above, 1.5 of 2
+    # each, so 0.75 expected. Static routing sends them through different
+    # aggregation switches (destinations of both parities): 1.
+    flows = pattern("stride2", 16)
+    assert static(K4, flows)["fraction"] == pytest.approx(1.0)
+    assert ecmp_monte_carlo(K4, flows, draws=400, seed=1)["fraction"] == pytest.approx(0.75, abs=0.03)
+
+
 def test_ecmp_inter_pod_flows_have_four_paths_and_static_picks_one_of_them():
     paths = {tuple(K4.path(1, 9, j, c)) for j in range(2) for c in range(2)}
     assert len(paths) == 4
