@@ -5,7 +5,7 @@ docs/testbed.md#against-published-results).
     sudo python3 bench/ecmp_patterns.py [--routings static,ecmp]
         [--patterns stride1,stride2,stride4,stride8,random,randbij]
         [--rate 10mbit] [--duration 15] [--warmup 3] [--repeats 3] [--seed 1]
-        [--lock FILE] [--json FILE]
+        [--lock FILE] [--json FILE [--force]]
 
 Per routing: `gpcnet testbed up --topology fat-tree3 --k 4 --routing R
 --host-rate RATE`, then per pattern one TCP stream per flow between the
@@ -179,6 +179,7 @@ def main() -> int:
     ap.add_argument("--draws", type=int, default=400, help="the model's ECMP path draws")
     ap.add_argument("--lock", help="hold an flock on this file from each up to its down")
     ap.add_argument("--json", help="write every flow's rate and each run's fidelity here")
+    ap.add_argument("--force", action="store_true", help="replace an existing --json file")
     a = ap.parse_args()
     routings, names = a.routings.split(","), a.patterns.split(",")
     if any(r not in ("static", "ecmp") for r in routings):
@@ -200,7 +201,7 @@ def main() -> int:
         ap.error("needs root (the testbed does)")
     if a.json:
         try:
-            safe_write.prepare(a.json)
+            safe_write.prepare(a.json, force=a.force)
         except GpcnetError as e:
             ap.error(f"--json {a.json}: {e}")
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
@@ -236,7 +237,8 @@ def main() -> int:
             finally:
                 gpcnet("testbed", "down")
     if a.json:
-        safe_write.write_text(a.json, json.dumps({"rate": a.rate, "runs": runs}, indent=1) + "\n")
+        safe_write.write_text(a.json, json.dumps({"rate": a.rate, "runs": runs}, indent=1) + "\n",
+                              force=a.force)
     return 0
 
 

@@ -1,5 +1,6 @@
 """The pattern model of the k-ary fat-tree3 (gpcnet/testbed/ecmp_model.py)
 against cases computed by hand, and its pattern generators' properties."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +163,16 @@ def test_the_bench_refuses_bad_options_before_any_testbed(argv, words):
     assert p.returncode == 2
     assert words in p.stderr and "Traceback" not in p.stderr
     assert p.stdout == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the bench checks root before its --json file")
+def test_the_bench_refuses_an_existing_json_or_a_link_before_any_testbed(tmp_path):
+    (tmp_path / "old.json").write_text("{}")
+    (tmp_path / "link.json").symlink_to(tmp_path / "elsewhere.json")
+    for name, words in (("old.json", "already exists"), ("link.json", "symbolic link")):
+        p = subprocess.run([sys.executable, str(BENCH), "--json", str(tmp_path / name)],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert p.returncode == 2 and f"--json {tmp_path / name}" in p.stderr and words in p.stderr
+        assert p.stdout == ""
+    assert (tmp_path / "old.json").read_text() == "{}"
+    assert not (tmp_path / "elsewhere.json").exists()
