@@ -50,6 +50,6 @@ SIMGRID_BUILD = golden.mpi_harness.REPO / os.environ.get("GPCNET_SIMGRID_BUILD_D
                     or not (SIMGRID_BUILD / "network_test").exists(),
                     reason="SimGrid or its build missing (scripts/build.sh --mpi simgrid)")
 def test_same_whole_output_as_base_commit_under_simgrid():
-    base = golden.build_base(SIMGRID_BUILD, golden.BASE)
+    base = golden.build_base(SIMGRID_BUILD, golden.SIMGRID_BASE)
     diffs = golden.compare(base, SIMGRID_BUILD, golden.SIMGRID_CASES, golden.run_simgrid_case)
     assert not diffs, "\n\n".join(diffs)
