@@ -27,14 +27,14 @@ when a testbed is up.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from timing_lock import held  # bench/: a --lock never opened through a link
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
@@ -154,16 +154,6 @@ def measure(topo, flows, warmup: float, duration: float, repeats: int) -> list:
             if p.poll() is None:
                 p.kill()
             p.wait()
-
-
-@contextlib.contextmanager
-def held(path):
-    if not path:
-        yield
-        return
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
 
 
 def main() -> int:

@@ -19,8 +19,6 @@ date, the machine and how busy it was.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import os
 import resource
 import statistics
@@ -28,6 +26,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from timing_lock import held  # bench/: a --lock never opened through a link
 
 REPO = Path(__file__).resolve().parents[1]
 SHAPES = {
@@ -81,16 +81,6 @@ def transfer_cpu(last: int, mb: int) -> float:
         sink.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-@contextlib.contextmanager
-def held(path):
-    if not path:
-        yield
-        return
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
 
 
 def one_run(shape: str, mb: int, lock) -> dict:

@@ -22,6 +22,7 @@ the lock is opened in that very directory. Any refusal: one line, exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -139,6 +140,26 @@ def hold(path: str | None = None) -> int:
     fd = open_lock(path) if path else open_default()[0]
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+@contextlib.contextmanager
+def held(path: str | None):
+    """A bench's --lock FILE: an flock on FILE for the `with` block (none
+    without a path), the file opened as open_lock does (never through a
+    link, a regular file only)."""
+    if not path:
+        yield
+        return
+    try:
+        fd = open_lock(path)
+    except LockError as e:
+        print(f"{os.path.basename(sys.argv[0])}: --lock {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def main(argv: list) -> int:
