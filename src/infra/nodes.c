@@ -126,3 +126,27 @@ MPI_Comm nodes_slice_comm(const nodes_t *nd, MPI_Comm world, const int *position
     MPI_Comm_split(world, color, pos, &slice);
     return slice;
 }
+
+double *nodes_gather_leaders(const nodes_t *nd, MPI_Comm world, const double *mine, int count)
+{
+    int rank, size;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    double *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    if (rank == 0) {
+        all = xmalloc(sizeof(double) * (size_t)nd->n_nodes * (size_t)count);
+        counts = xcalloc((size_t)size, sizeof(int));
+        displs = xcalloc((size_t)size, sizeof(int));
+        for (int w = 0; w < size; w++)
+            if (nd->local_of_rank[w] == 0) {
+                counts[w] = count;
+                displs[w] = nd->node_of_rank[w] * count;
+            }
+    }
+    MPI_Gatherv(mine, nd->my_local == 0 ? count : 0, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0,
+                world);
+    free(counts);
+    free(displs);
+    return all;
+}

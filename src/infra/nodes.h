@@ -40,4 +40,10 @@ void nodes_free(nodes_t *nd);
  * node's position in the set, or -1 when n is not in it. */
 MPI_Comm nodes_slice_comm(const nodes_t *nd, MPI_Comm world, const int *position_of_node);
 
+/* Every node leader's (local rank 0's) `count` doubles, `mine` (read on
+ * leaders only), to world rank 0 at its node's place (world rank 0 need
+ * not lead node 0): returns rank 0's [n_nodes * count] array, xmalloc'd;
+ * NULL elsewhere. Collective over world. */
+double *nodes_gather_leaders(const nodes_t *nd, MPI_Comm world, const double *mine, int count);
+
 #endif

@@ -57,26 +57,11 @@ void node_probe_run(run_t *run, node_probe_t *probe)
     if (leader)
         probe_rounds(run, leaders, rounds, mine);
 
-    /* Every leader's rounds to world rank 0, at its node's place (world
-     * rank 0 need not lead node 0). */
-    int *counts = NULL, *displs = NULL;
-    if (run->env.rank == 0) {
-        probe->usec = xmalloc(sizeof(double) * (size_t)n * (size_t)rounds);
-        counts = xcalloc((size_t)run->env.size, sizeof(int));
-        displs = xcalloc((size_t)run->env.size, sizeof(int));
-        for (int w = 0; w < run->env.size; w++)
-            if (run->env.nodes.local_of_rank[w] == 0) {
-                counts[w] = rounds;
-                displs[w] = run->env.nodes.node_of_rank[w] * rounds;
-            }
-    }
-    MPI_Gatherv(mine, leader ? rounds : 0, MPI_DOUBLE, probe->usec, counts, displs, MPI_DOUBLE,
-                0, run->env.world);
+    /* Every leader's rounds to world rank 0, at its node's place. */
+    probe->usec = nodes_gather_leaders(&run->env.nodes, run->env.world, mine, rounds);
     probe->wall_s = MPI_Wtime() - start;
     probe->rounds = rounds;
     probe->n_nodes = n;
-    free(counts);
-    free(displs);
     free(mine);
     if (leaders != MPI_COMM_NULL)
         MPI_Comm_free(&leaders);

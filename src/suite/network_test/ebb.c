@@ -153,7 +153,7 @@ void ebb_run(run_t *run, ebb_t *ebb)
     ebb->bytes = set->ebb_bytes;
     ebb->seed = run->env.opt.ring_seed;
     ebb->link_rate_gbit = set->link_rate;
-    int n = ebb->n_nodes, matchings = ebb->matchings;
+    int matchings = ebb->matchings;
     int leader = run->env.nodes.my_local == 0;
     MPI_Comm leaders;
     MPI_Comm_split(run->env.world, leader ? 0 : MPI_UNDEFINED, run->env.nodes.my_node, &leaders);
@@ -164,22 +164,8 @@ void ebb_run(run_t *run, ebb_t *ebb)
         ebb_matchings(ebb, run->env.nodes.my_node, leaders, mine);
 
     /* Every leader's times to world rank 0, at its node's place. */
-    int *counts = NULL, *displs = NULL;
-    if (run->env.rank == 0) {
-        ebb->sec = xmalloc(sizeof(double) * (size_t)n * (size_t)matchings);
-        counts = xcalloc((size_t)run->env.size, sizeof(int));
-        displs = xcalloc((size_t)run->env.size, sizeof(int));
-        for (int w = 0; w < run->env.size; w++)
-            if (run->env.nodes.local_of_rank[w] == 0) {
-                counts[w] = matchings;
-                displs[w] = run->env.nodes.node_of_rank[w] * matchings;
-            }
-    }
-    MPI_Gatherv(mine, leader ? matchings : 0, MPI_DOUBLE, ebb->sec, counts, displs, MPI_DOUBLE,
-                0, run->env.world);
+    ebb->sec = nodes_gather_leaders(&run->env.nodes, run->env.world, mine, matchings);
     ebb->wall_s = MPI_Wtime() - start;
-    free(counts);
-    free(displs);
     free(mine);
     if (leaders != MPI_COMM_NULL)
         MPI_Comm_free(&leaders);
