@@ -2,19 +2,15 @@
 and ecmp routes, each checked against a tree and paths computed here from
 the definition of a three-level fat-tree (not from the shape's code), for
 sizes and tapers docs/testbed.md does not use; and its bad input."""
-import os
-import subprocess
-import sys
 from collections import deque
-from pathlib import Path
 
 import pytest
 
 from gpcnet.infra.errors import GpcnetError
 from gpcnet.testbed import routing, shapes, topology
+from test_routing_plan import up_is_refused
 
 pytestmark = pytest.mark.no_root_needed
-REPO = Path(__file__).resolve().parents[2]
 
 
 def model(pods, leaves_per_pod, aggs, cores):
@@ -258,15 +254,7 @@ def test_options_of_fat_tree3_refused_elsewhere():
      "--core-taper: not an option"),
 ])
 def test_up_refuses_in_one_line_exit_2_before_anything(argv, word, tmp_path):
-    state = tmp_path / "state"
-    p = subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "up", *argv],
-                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                       env=dict(os.environ, PYTHONPATH=str(REPO / "python"),
-                                GPCNET_TESTBED_DIR=str(state)))
-    assert p.returncode == 2, p.stderr
-    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
-    assert word in p.stderr and "Traceback" not in p.stderr
-    assert not state.exists()
+    up_is_refused(argv, word, tmp_path)
 
 
 def test_status_up_and_draw_describe_three_levels(tmp_path):

@@ -74,6 +74,21 @@ def test_unknown_mode_refused():
         topology.build("fat-tree", 4, hosts_per_leaf=2, spines=2, routing="ospf")
 
 
+def up_is_refused(argv, word, tmp_path):
+    """`gpcnet testbed up ARGV` refused before root is checked or anything
+    is made: exit 2, one line naming `word`, and a state directory of its
+    own stays as it was (absent)."""
+    state = tmp_path / "state"
+    p = subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "up", *argv],
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                       env=dict(os.environ, PYTHONPATH=str(REPO / "python"),
+                                GPCNET_TESTBED_DIR=str(state)))
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
+    assert word in p.stderr and "Traceback" not in p.stderr
+    assert not state.exists()
+
+
 @pytest.mark.parametrize("argv", [
     ["--topology", "star", "--hosts", "4", "--routing", "ecmp"],
     ["--topology", "fat-tree", "--hosts", "4", "--hosts-per-leaf", "2", "--spines", "1",
@@ -82,17 +97,7 @@ def test_unknown_mode_refused():
      "--routing", "ECMP"],
 ])
 def test_up_refuses_in_one_line_exit_2_before_anything(argv, tmp_path):
-    # Refused before root is checked or anything is made: a state directory
-    # of its own stays as it was (absent).
-    state = tmp_path / "state"
-    p = subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "up", *argv],
-                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                       env=dict(os.environ, PYTHONPATH=str(REPO / "python"),
-                                GPCNET_TESTBED_DIR=str(state)))
-    assert p.returncode == 2, p.stderr
-    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
-    assert "--routing" in p.stderr and "Traceback" not in p.stderr
-    assert not state.exists()
+    up_is_refused(argv, "--routing", tmp_path)
 
 
 def test_draw_says_the_routing(tmp_path):
