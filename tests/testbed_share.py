@@ -7,9 +7,20 @@ did not bring up (another user's, another test run's), waits for it to go
 for a bounded time, then skips the tests that need it, with the reason.
 The wait is spent once per session: after it ran out, later tests skip at
 once. It is never failed for, and never torn down.
+
+Tests of one session that may run at once (pytest-xdist workers) also take
+the machine's testbed slot, an exclusive lock (`slot()`), for as long as
+their testbed is up: the owner label is the session's, shared by its
+workers, so it cannot keep them apart, and grouping the testbed's tests
+onto one worker (`--dist loadgroup`) is not something to rely on: under
+pytest 9.2 with pytest-xdist 3.8 it silently stopped grouping
+(pytest-xdist issue 1386), and two docs examples brought a testbed up at
+once.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
@@ -25,6 +36,11 @@ STATE = Path(os.environ.get("GPCNET_TESTBED_DIR", "/run/gpcnet-testbed")) / "sta
 # How long a session waits in all for someone else's testbed to go.
 WAIT = float(os.environ.get("GPCNET_TESTBED_WAIT", "600"))
 _waited = [0.0]
+# One test with a testbed at a time on this machine, whatever the worker.
+SLOT_LOCK = Path(os.environ.get("GPCNET_TESTBED_SLOT_LOCK", "/run/gpcnet-testbed-tests.lock"))
+# How long a test waits for the slot: the longest testbed test holds it a
+# few minutes; a slot held longer than this is a hang, and we skip.
+SLOT_WAIT = float(os.environ.get("GPCNET_TESTBED_SLOT_WAIT", "1800"))
 
 
 def namespaces() -> list:
@@ -67,3 +83,26 @@ def down() -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gpcnet", "testbed", "down", "--if-owner", OWNER],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
                           env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+
+
+@contextlib.contextmanager
+def slot():
+    """Hold the machine's testbed slot (an exclusive lock, opened without
+    following a link: we run as root in shared directories) while the body
+    brings a testbed up, uses it and takes it down; waits, bounded, for a
+    test of another worker or session to give it back, then skips."""
+    fd = os.open(SLOT_LOCK, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        waited = 0.0
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if waited >= SLOT_WAIT:
+                    pytest.skip(f"the testbed slot ({SLOT_LOCK}) stayed taken for {waited:.0f} s")
+                time.sleep(1)
+                waited += 1
+        yield
+    finally:
+        os.close(fd)   # closing gives the lock back
