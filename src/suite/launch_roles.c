@@ -126,6 +126,11 @@ int launch_roles_placement(run_t *run, placement_t *p)
                                    run->env.plan->n_congestors, run->env.plan->weights);
 }
 
+double launch_roles_canary_share(const run_t *run)
+{
+    return launch.active ? (double)launch.n_canary / run->env.nodes.n_nodes : 0.0;
+}
+
 void launch_roles_share_line(const run_t *run, char *buf, size_t len)
 {
     snprintf(buf, len, "  canary share: from the launch (%d of %d nodes)", launch.n_canary,

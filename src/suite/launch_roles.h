@@ -35,6 +35,8 @@ int launch_roles_active(void);
 /* The placement of the current repetition from the launch's roles: the
  * kernels dealt with run_seed() as the draw deals them. */
 int launch_roles_placement(run_t *run, placement_t *p);
+/* The canary nodes' share of the nodes the launch gave (0 under the draw). */
+double launch_roles_canary_share(const run_t *run);
 /* The preamble's line: "canary share: from the launch (A of N nodes)". */
 void launch_roles_share_line(const run_t *run, char *buf, size_t len);
 /* The "roles" member of the results document (a run_json_section_t):

@@ -110,7 +110,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     MPI_Comm_rank(run->env.world, &run->env.rank);
     MPI_Comm_size(run->env.world, &run->env.size);
     /* An MPMD launch: every application the same command (launch_roles.h). */
-    launch_apps_check(run->env.world, program_name(program), *argc, *argv);
+    int launch_apps = launch_apps_check(run->env.world, program_name(program), *argc, *argv);
 
     name_catalog_t tests, congestors;
     catalogues(&tests, &congestors);
@@ -159,6 +159,8 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     /* The one place the options become the plan; nothing changes it after. */
     run_plan_t *plan = xmalloc(sizeof(*plan));
     run_plan_build(plan, &run->env.opt, program, clock_seed);
+    if (program == PROGRAM_NETWORK_LOAD_TEST && launch_apps > 1)
+        run_plan_roles_from_launch(plan);
     run->env.plan = plan;
     run->repetition = 1;
     if (run_plan_check_kernel_options(plan, &run->env.opt, err, sizeof(err)))

@@ -171,3 +171,13 @@ void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64
         p->seeds[r] = p->seed_from_time ? clock_seed + (uint64_t)r : o->seed;
     plan_burst_cells(p, o);
 }
+
+void run_plan_roles_from_launch(run_plan_t *p)
+{
+    p->roles_from_launch = 1;
+    p->official_default = 0;
+    if (!strstr(p->non_default, "canary_fraction")) {
+        size_t n = strlen(p->non_default);
+        snprintf(p->non_default + n, sizeof(p->non_default) - n, "%scanary_fraction", n ? ", " : "");
+    }
+}

@@ -61,12 +61,21 @@ typedef struct {
 
     int official_default;
     char non_default[512]; /* comma-separated setting names */
+    /* An MPMD launch gives the roles (suite/launch_roles.h): the canary
+     * share is the launch's, not the published draw's. */
+    int roles_from_launch;
 } run_plan_t;
 
 /* Fills p from o for program (o as options_parse left it). clock_seed is
  * the placement seed when --seed is not given: rank 0's clock, which the
  * caller reads and broadcasts (the plan itself needs no MPI). */
 void run_plan_build(run_plan_t *p, const options_t *o, program_t program, uint64_t clock_seed);
+
+/* The load test of an MPMD launch takes its roles from the launch: the
+ * canary share is not the published one, so the run is not official
+ * ("canary_fraction" among the settings that differ). Called right after
+ * run_plan_build, before the plan is shared. */
+void run_plan_roles_from_launch(run_plan_t *p);
 
 /* 1 when the kernel that declared set (infra/option_row.h) runs in p: a
  * test or a congestor of the plan. */

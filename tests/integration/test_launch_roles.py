@@ -68,6 +68,12 @@ def test_mpmd_launch_gives_roles_and_classes(tmp_path):
     assert roles["source"] == "launch"
     assert (roles["canary_nodes"], roles["congestor_nodes"]) == (2, 3)
     assert roles["canary_share"] == pytest.approx(0.4)
+    # The share that ran is the launch's: no "canary fraction 0.2" printed
+    # beside it, the config records 0.4, and the published draw did not run.
+    assert not [line for line in p.stdout.splitlines() if "canary fraction" in line]
+    assert doc["config"]["canary_fraction"] == pytest.approx(0.4)
+    assert doc["config"]["official_default"] is False
+    assert "canary_fraction" in doc["config"]["non_default"]
     lv = roles["launch_variables"]
     assert "UCX_IB_SL" in lv["watched"] and "NCCL_IB_TC" in lv["watched"]
     sl = lv["canaries"]["UCX_IB_SL"]
@@ -101,7 +107,11 @@ def test_one_application_keeps_the_draw(harness, tmp_path):
                     env={"UCX_IB_TRAFFIC_CLASS": "96"})
     assert p.returncode == 0, p.stderr[-2000:]
     assert "canary share" not in p.stdout
-    roles = harness.load_json(out / "network_load_test.json")["roles"]
+    assert [line for line in p.stdout.splitlines() if "canary fraction" in line]
+    doc = harness.load_json(out / "network_load_test.json")
+    assert doc["config"]["canary_fraction"] == 0.2
+    assert "canary_fraction" not in doc["config"]["non_default"]
+    roles = doc["roles"]
     assert roles["source"] == "draw"
     assert set(roles["launch_variables"]) == {"watched", "all"}
     tc = roles["launch_variables"]["all"]["UCX_IB_TRAFFIC_CLASS"]

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suite/launch_roles.h"
 #include "suite/options/option_burst.h"
 #include "suite/options/option_hooks.h"
 #include "suite/options/option_table.h"
@@ -54,11 +55,15 @@ static void show_row(const opt_row_t *r, const options_t *o)
 
 /* With the congestors in a separate job (--congestor-job-start) this job
  * runs no congestor: the lines of the in-job congestors and their
- * placement would describe nothing that ran. */
+ * placement would describe nothing that ran. With roles from an MPMD
+ * launch the canary fraction is not the one that ran: the preamble's
+ * "canary share" line says what the launch gave. */
 static int separate_job_hides(const run_t *run, const char *key)
 {
     static const char *const in_job[] = {"canary_fraction", "congestors", "congestor_measurements",
                                          "congestor_bytes", "placement"};
+    if (run->env.plan->roles_from_launch && strcmp(key, "canary_fraction") == 0)
+        return 1;
     if (!run->env.plan->set.congestor_job_start[0])
         return 0;
     for (size_t i = 0; i < sizeof(in_job) / sizeof(in_job[0]); i++)
@@ -135,6 +140,8 @@ void options_write_config(json_writer_t *w, const run_t *run)
         const opt_row_t *r = option_by_key(keys[k]);
         if (h && h->config)
             h->config(w, run);
+        else if (run->env.plan->roles_from_launch && strcmp(keys[k], "canary_fraction") == 0)
+            jw_number(w, keys[k], launch_roles_canary_share(run)); /* the share that ran */
         else if (r && kernel_runs(run, r))
             config_row(w, r, &run->env.opt, run->env.program);
     }
