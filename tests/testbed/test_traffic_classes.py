@@ -258,3 +258,25 @@ def test_a_degraded_port_keeps_its_classes(clean):
     gpcnet("testbed", "fault", "clear", "l0s0")
     shown = classes_of("l0s0")
     assert "class htb 1:1 root rate 100Mbit ceil 100Mbit" in shown and "rate 60Mbit ceil 100Mbit" in shown
+
+
+@pytest.mark.no_root_needed
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_strict_priority_guarantees_the_highest_class_the_link(n):
+    """Strict priority: the highest class is guaranteed the whole link (sent
+    as it comes, never waiting to borrow), the others 8 kbit/s, borrowing
+    in class order; weighted sharing keeps its weights."""
+    from types import SimpleNamespace
+    from gpcnet.testbed import classes
+    rate = 125_000_000
+    topo = SimpleNamespace(classes=classes.plan(n, "strict", None), qdisc="pfifo", queue=100, ecn=False)
+    lines = [line for line in classes.tc_lines("l0s0", rate, None, 1, topo, 98304)
+             if line.startswith("class add") and "parent 1:1 " in line]
+    assert len(lines) == n
+    for k, line in enumerate(lines):
+        guaranteed = rate if k == n - 1 else classes.STRICT_FLOOR
+        assert f"rate {guaranteed}bit ceil {rate}bit" in line and f"prio {n - 1 - k} " in line, line
+    topo.classes = classes.plan(2, "weighted", "70,30")
+    lines = [line for line in classes.tc_lines("l0s0", rate, None, 1, topo, 98304)
+             if line.startswith("class add") and "parent 1:1 " in line]
+    assert [f"rate {rate * w // 100}bit" in line for line, w in zip(lines, (70, 30))] == [True, True]
