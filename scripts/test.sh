@@ -59,12 +59,12 @@ fi
 
 passed=0
 failed=0
-count() { # stage name, log file: add the pytest/ctest counts of a stage
+. scripts/stage-lib.sh
+count() { # stage name, log file: add the counts of the stage's summary line
     local p f
-    p=$(grep -Eo '[0-9]+ passed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
-    f=$(grep -Eo '[0-9]+ failed' "$2" | tail -1 | grep -Eo '[0-9]+' || true)
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
+    read -r p f < <(stage_counts "$2")
+    passed=$((passed + p))
+    failed=$((failed + f))
 }
 stage_failed=0
 stage_result() { # name, log file, exit status, seconds: count and report a stage
@@ -73,8 +73,10 @@ stage_result() { # name, log file, exit status, seconds: count and report a stag
     if [ "$3" -ne 0 ]; then
         echo "=== $1: FAILED (exit $3)"
         stage_failed=1
-        # A stage that died before counting still counts as a failure.
-        grep -Eq '[0-9]+ failed' "$2" || failed=$((failed + 1))
+        # A stage that failed without a failed test counted (it died
+        # before its summary, or only its exit said so) still counts.
+        local f; read -r _ f < <(stage_counts "$2")
+        [ "$f" -gt 0 ] || failed=$((failed + 1))
     fi
 }
 run_stage() { # name, command...
