@@ -20,6 +20,7 @@ const char *const launch_env_names[] = {
     "FI_OPX_ROUTE_CONTROL",            /* libfabric OPX (Omni-Path): route control */
     "MPICH_OFI_DEFAULT_TCLASS",        /* Cray MPICH: libfabric traffic class */
     "SLINGSHOT_TCS",                   /* Slurm/Flux on Slingshot: classes allowed */
+    "GPCNET_TRAFFIC_CLASS",            /* our testbed: the class gpcnet-bind joined */
     NULL,
 };
 

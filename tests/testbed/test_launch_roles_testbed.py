@@ -1,26 +1,36 @@
 """Roles from an MPMD launch on hosts that are hosts (issue 54,
 docs/method.md#roles-from-the-launch): mpirun's application 0 runs the
 canaries and application 1 the congestors, each with its own class
-variable; the JSON names the nodes of each role and the class each
-role's ranks saw."""
-from conftest import QUICK, STATE_DIR, binary, gpcnet, load, make_testbed
+variable and its own traffic class of the testbed (gpcnet-bind
+--traffic-class); the JSON names the nodes of each role and the class each
+role's ranks saw, and the switch's per-class counters show each role's
+bytes in its class."""
+import shlex
 
-six = make_testbed("--topology", "star", "--hosts", "6")
+from conftest import QUICK, STATE_DIR, gpcnet, load, make_testbed
+from mpi_harness import on_every_host, python_on_every_host
+
+six = make_testbed("--topology", "star", "--hosts", "6", "--host-rate", "100mbit", "--traffic-classes", "2")
 
 
 def test_mpmd_launch_gives_each_role_its_class(six, tmp_path):
-    prog = binary("network_load_test")
+    prog = on_every_host("network_load_test")
+    bind = " ".join(map(shlex.quote, [*map(str, python_on_every_host()), "-m", "gpcnet.bind_cli"]))
     hostfile = tmp_path / "hosts"
     hostfile.write_text(gpcnet("testbed", "hostfile").stdout)
-    args = f"--quiet --congestors a2a --tests rr_two_sided_lat {' '.join(QUICK)} " \
+    # A bandwidth canary, so that the canaries' class carries megabytes
+    # against the few kilobytes of the job's world-wide synchronisation.
+    args = f"--quiet --congestors a2a --tests rr_two_sided_bw {' '.join(QUICK)} " \
            f"--congestor-measurements 2 --congestor-iterations 2 " \
            f"--output-dir {tmp_path / 'out'}"
     # The testbed's Open MPI settings are in the environment of --no-mpi;
     # the agent that enters a host is named here, as mpirun_command does.
     line = (f"mpirun --mca plm_rsh_agent {STATE_DIR / 'rsh-agent'} --hostfile {hostfile} "
-            f"-np 2 -x UCX_IB_SL=1 {prog} {args} : -np 4 -x UCX_IB_SL=3 {prog} {args}")
-    p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 200, "--", "sh", "-c", line,
-               timeout=300)
+            f"-np 2 -x UCX_IB_SL=1 {bind} --traffic-class 1 -- {prog} {args} : "
+            f"-np 4 -x UCX_IB_SL=3 {bind} --traffic-class 0 -- {prog} {args}")
+    counters = tmp_path / "counters.json"
+    p = gpcnet("testbed", "run", "--no-mpi", "--timeout", 200, "--counters", counters, "--",
+               "sh", "-c", line, timeout=300)
     assert "canary share: from the launch (2 of 6 nodes)" in p.stdout, p.stdout[-2000:]
     doc = load(tmp_path / "out" / "network_load_test.json")
     # The hostfile lists node01..node06 in order: application 0 got the first two.
@@ -31,3 +41,16 @@ def test_mpmd_launch_gives_each_role_its_class(six, tmp_path):
     lv = roles["launch_variables"]
     assert [(v["value"], v["nodes"]) for v in lv["canaries"]["UCX_IB_SL"]["values"]] == [("1", 2)]
     assert [(v["value"], v["nodes"]) for v in lv["congestors"]["UCX_IB_SL"]["values"]] == [("3", 4)]
+    # The testbed's class as each rank joined it (gpcnet-bind sets GPCNET_TRAFFIC_CLASS).
+    assert [(v["value"], v["ranks"]) for v in lv["canaries"]["GPCNET_TRAFFIC_CLASS"]["values"]] == [("1", 2)]
+    assert [(v["value"], v["ranks"]) for v in lv["congestors"]["GPCNET_TRAFFIC_CLASS"]["values"]] == [("0", 4)]
+    # Each role's bytes went in its class: the switch's ports to the canary
+    # hosts carry class 1, those to the congestor hosts class 0 (the other
+    # class there is the job's synchronisation between the roles).
+    ports = load(counters)["delta"]["ports"]
+    to_host = {int(k.rsplit("/d", 1)[1]): v["classes"] for k, v in ports.items() if v["tier"] == "edge"}
+    assert sorted(to_host) == [1, 2, 3, 4, 5, 6], sorted(ports)
+    for h, classes in to_host.items():
+        mine, other = ("1", "0") if h <= 2 else ("0", "1")
+        assert classes[mine]["bytes"] > 1_000_000 and classes[other]["bytes"] < classes[mine]["bytes"] / 10, \
+            (h, classes)
