@@ -96,3 +96,55 @@ def test_report_one_class_bad_input_writes_nothing(cli, tmp_path):
     html = tmp_path / "r.html"
     code, _, err = cli("report", fixture("load_run.json"), "--one-class", tmp_path / "missing.json", "-o", html)
     assert code == 2 and "missing.json" in err and not html.exists()
+
+
+def test_runs_of_different_placements_are_refused(cli, write_json, tmp_path):
+    """The figure is one placement in two classes: a second run whose
+    canaries (or congestors) sat elsewhere is refused, nothing written."""
+    one = _doc({LAT: [(3.0, 5.0), (3.2, 5.0)]})
+    own = _doc({LAT: [(1.5, 2.0), (1.4, 2.0)]})
+    own["placement"]["canary_nodes"] = list(reversed(own["placement"]["canary_nodes"]))  # order is no difference
+    a, b = write_json(one, "one.json"), write_json(own, "own.json")
+    assert cli("compare", a, b, "--isolation")[0] == 0
+    moved = copy.deepcopy(own)
+    moved["placement"]["canary_nodes"] = ["box#2", "box#6"]     # box#1 and box#2 swap roles
+    moved["placement"]["congestor_nodes"] = [n if n != "box#2" else "box#1"
+                                             for n in moved["placement"]["congestor_nodes"]]
+    c = write_json(moved, "moved.json")
+    code, out, err = cli("compare", a, c, "--isolation")
+    assert code == 2 and err.count("\n") == 1 and out == "", err
+    assert "different canary nodes (box#1,box#6 in the first, box#2,box#6 in the second)" in err
+    html = tmp_path / "r.html"
+    code, _, err = cli("report", c, "--one-class", a, "-o", html)
+    assert code == 2 and "different canary nodes" in err and not html.exists()
+
+
+def test_the_class_each_run_saw_is_shown(cli, write_json, tmp_path):
+    """The class variables each run's ranks saw (roles.launch_variables):
+    per role under roles from the launch, for the whole job under the draw."""
+    def with_roles(doc, roles):
+        doc["roles"] = roles
+        return doc
+
+    def var(*values, unset=0):
+        return {"values": [{"value": v, "ranks": n, "nodes": n, "first_node": "box#1"} for v, n in values],
+                "unset_ranks": unset}
+    one = with_roles(_doc({LAT: [(3.0, 5.0), (3.2, 5.0)]}),
+                     {"source": "draw", "launch_variables": {"watched": [], "all": {
+                         "GPCNET_TRAFFIC_CLASS": var(("0", 8))}}})
+    own = with_roles(_doc({LAT: [(1.5, 2.0), (1.4, 2.0)]}),
+                     {"source": "launch", "launch_variables": {"watched": [],
+                      "canaries": {"GPCNET_TRAFFIC_CLASS": var(("1", 2)), "UCX_IB_SL": var(("1", 1), unset=1)},
+                      "congestors": {"GPCNET_TRAFFIC_CLASS": var(("0", 6))}}})
+    a, b = write_json(one, "one.json"), write_json(own, "own.json")
+    code, out, err = cli("compare", a, b, "--isolation")
+    assert code == 0, err
+    assert "class variables in one: all: GPCNET_TRAFFIC_CLASS=0 (8 nodes)" in out
+    assert ("class variables in own: canaries: GPCNET_TRAFFIC_CLASS=1 (2 nodes); UCX_IB_SL=1 (1 node), "
+            "unset (1 rank) | congestors: GPCNET_TRAFFIC_CLASS=0 (6 nodes)") in out
+    html = tmp_path / "r.html"
+    assert cli("report", b, "--one-class", a, "-o", html)[0] == 0
+    assert "Class variables in own: canaries: GPCNET_TRAFFIC_CLASS=1 (2 nodes)" in html.read_text()
+    # A run that recorded none says so.
+    plain = write_json(_doc({LAT: [(1.5, 2.0), (1.4, 2.0)]}), "plain.json")
+    assert "class variables in plain: none recorded" in cli("compare", a, plain, "--isolation")[1]

@@ -14,6 +14,13 @@ repetitions):
 read under 1X. With I1 <= 1 there is no impact to give back and the share
 is undefined (shown as "-").
 
+The two runs must have placed the roles alike (the same canary and
+congestor nodes): the figure compares one placement in two classes, and
+runs of different placements are refused. The class each run's ranks
+were in is read from the launch variables its JSON recorded
+(roles.launch_variables: GPCNET_TRAFFIC_CLASS on the testbed, UCX_IB_SL
+and the like on a fabric) and printed under the figure.
+
 Significance is the one the bully study's Table I uses: Welch's two-sided
 t-test on the two runs' per-repetition Congestion Impacts, marked at
 alpha = 0.05 (*) and 0.01 (**). It needs at least two repetitions in each
@@ -66,6 +73,54 @@ def _per_repetition(doc: dict, test: str, stat: str) -> list:
     return values
 
 
+def _nodes(doc: dict, role: str) -> list:
+    placement = doc.get("placement") if isinstance(doc.get("placement"), dict) else {}
+    nodes = placement.get(role)
+    return sorted(str(n) for n in nodes) if isinstance(nodes, list) else []
+
+
+def check_same_placement(shared_doc: dict, own_doc: dict) -> None:
+    """GpcnetError when the two runs put canaries or congestors on
+    different nodes: their impacts are then not one placement's."""
+    for role, what in (("canary_nodes", "canary"), ("congestor_nodes", "congestor")):
+        a, b = _nodes(shared_doc, role), _nodes(own_doc, role)
+        if a != b:
+            def show(nodes):
+                return ",".join(text_safe.name(n) for n in nodes[:8]) + (",..." if len(nodes) > 8 else "") \
+                    if nodes else "none recorded"
+            raise GpcnetError(f"--isolation: the two runs have different {what} nodes ({show(a)} in the first, "
+                              f"{show(b)} in the second); run both with the same --seed, hosts and launch, "
+                              "changing only the canaries' class")
+
+
+def class_variables(doc: dict) -> str:
+    """The launch variables a run's ranks saw, per role ("canaries:
+    GPCNET_TRAFFIC_CLASS=1 (2 nodes)"), or for roles drawn after start-up
+    for the whole job ("all: GPCNET_TRAFFIC_CLASS=1 (2 nodes), =0 (8
+    nodes)"); "none recorded" when no rank had one."""
+    roles = doc.get("roles") if isinstance(doc.get("roles"), dict) else {}
+    variables = roles.get("launch_variables") if isinstance(roles.get("launch_variables"), dict) else {}
+    parts = []
+    for role in ("canaries", "congestors", "all"):
+        per_var = variables.get(role)
+        if not isinstance(per_var, dict):
+            continue
+        texts = []
+        for name, entry in sorted(per_var.items()):
+            values = entry.get("values") if isinstance(entry, dict) else None
+            if not isinstance(values, list) or not values:
+                continue
+            shown = [f"{text_safe.name(v.get('value'))} ({v.get('nodes')} node{'' if v.get('nodes') == 1 else 's'})"
+                     for v in values if isinstance(v, dict)]
+            unset = entry.get("unset_ranks")
+            if isinstance(unset, int) and unset > 0:
+                shown.append(f"unset ({unset} rank{'' if unset == 1 else 's'})")
+            texts.append(f"{text_safe.name(name)}=" + ", ".join(shown))
+        if texts:
+            parts.append(f"{role}: " + "; ".join(texts))
+    return " | ".join(parts) if parts else "none recorded"
+
+
 def rows(shared_doc: dict, own_doc: dict) -> list:
     """The isolation figure of every canary both runs measured."""
     # deferred: scipy loads only when the figure is asked for
@@ -74,6 +129,7 @@ def rows(shared_doc: dict, own_doc: dict) -> list:
         if not results.is_load_test(doc):
             raise GpcnetError(f"--isolation: the {label} run is {text_safe.name(doc.get('program'))}, which has "
                               "no Congestion Impact (give two network_load_test runs)")
+    check_same_placement(shared_doc, own_doc)
     names = {}
     for rep in results.repetitions(shared_doc):
         for e in results.impacts(shared_doc, rep):
@@ -113,8 +169,10 @@ def ci_text(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.3f}X"
 
 
-def text(figure: list, labels: tuple) -> str:
-    """The isolation figure as a text table, with its definition under it."""
+def text(figure: list, labels: tuple, docs: tuple = ()) -> str:
+    """The isolation figure as a text table, with its definition under it
+    and, given the two runs' documents, the class variables each run's
+    ranks saw."""
     head = ["Canary", "Stat", f"CI {labels[0]}", f"CI {labels[1]}", "given back", "p (Welch)"]
     body = [[text_safe.name(r.name), dict(STATS)[r.stat], ci_text(r.shared), ci_text(r.own),
              share_text(r.given_back), p_text(r)] for r in figure]
@@ -130,4 +188,6 @@ def text(figure: list, labels: tuple) -> str:
              "p: Welch's two-sided t-test on the per-repetition CIs; * p < 0.05, ** p < 0.01"]
     if any(min(n) < 2 for n in reps):
         notes.append("p n/a: needs 2 or more repetitions in each run (network_load_test --repeat N)")
+    for label, doc in zip(labels, docs):
+        notes.append(f"class variables in {label}: {class_variables(doc)}")
     return "\n".join(["Isolation by traffic class", ""] + lines + [""] + notes) + "\n"

@@ -39,11 +39,13 @@ def run(args) -> int:
         raise GpcnetError(f"--isolation compares exactly two runs, got {len(args.runs)} "
                           "(gpcnet compare ONE_CLASS.json OWN_CLASS.json --isolation)")
     docs = load_all(args.runs)
+    # The figure first: runs it refuses (another placement) print nothing.
+    figure = isolation.rows(docs[0][1], docs[1][1]) if args.isolation else None
     text, regressions = compare(docs, args.fail_if_worse, args.repetition)
     sys.stdout.write(text)
     if args.isolation:
-        figure = isolation.rows(docs[0][1], docs[1][1])
-        sys.stdout.write("\n" + isolation.text(figure, (docs[0][0], docs[1][0])))
+        sys.stdout.write("\n" + isolation.text(figure, (docs[0][0], docs[1][0]),
+                                                     (docs[0][1], docs[1][1])))
     if regressions:
         print()
         print("\n".join(regressions))

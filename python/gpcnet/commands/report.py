@@ -31,7 +31,7 @@ def _isolation(args, doc: dict):
     from gpcnet.report import isolation_view
     one_doc = load_all([args.one_class])[0][1]
     own_label, one_label = labels([args.run, args.one_class])  # told apart as compare tells them
-    return isolation_view.section_body(isolation.rows(one_doc, doc), (one_label, own_label))
+    return isolation_view.section_body(isolation.rows(one_doc, doc), (one_label, own_label), (one_doc, doc))
 
 
 def run(args) -> int:

@@ -8,7 +8,7 @@ from gpcnet.analysis import isolation
 from gpcnet.report.html import Markup, fmt, join
 
 
-def section_body(figure: list, labels: tuple) -> Markup:
+def section_body(figure: list, labels: tuple, docs: tuple = ()) -> Markup:
     rows = join(fmt('<tr><td class="name">{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td>'
                     '<td class="num">{}</td><td class="num">{}</td></tr>',
                     r.name, dict(isolation.STATS)[r.stat], isolation.ci_text(r.shared), isolation.ci_text(r.own),
@@ -24,4 +24,6 @@ def section_body(figure: list, labels: tuple) -> Markup:
                "to give back). Each CI is the mean over the run's repetitions. p: Welch's two-sided t-test on "
                "the per-repetition CIs of the two runs; * significant at &alpha; = 0.05, ** also at &alpha; = "
                "0.01; n/a with fewer than 2 repetitions in a run (network_load_test --repeat N).</p>"),
+        join(fmt('<p class="note">Class variables in {}: {}</p>', label, isolation.class_variables(doc))
+             for label, doc in zip(labels, docs)),
     ])
