@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "suite/launch_roles.h"
 
 static int is_load(const run_t *run)
 {
@@ -227,10 +228,29 @@ static void config_burst(json_writer_t *w, const run_t *run)
     jw_object_end(w);
 }
 
+/* With roles from an MPMD launch the canary fraction is not the one that
+ * ran: no settings line (the preamble's "canary share" line says what the
+ * launch gave), and the config records the launch's share. Under the
+ * draw, the row's line and value. */
+static void show_canary_fraction(const run_t *run)
+{
+    if (!run->env.plan->roles_from_launch)
+        option_settings_line(option_by_key("canary_fraction"), &run->env.opt);
+}
+
+static void config_canary_fraction(json_writer_t *w, const run_t *run)
+{
+    if (run->env.plan->roles_from_launch)
+        jw_number(w, "canary_fraction", launch_roles_canary_share(run));
+    else
+        option_config_entry(w, option_by_key("canary_fraction"), &run->env.opt, run->env.program);
+}
+
 static const option_hook_t hooks[] = {
     {"burst", OPT_LT | OPT_NC, show_burst, config_burst},
     {"official_default", OPT_ANY, show_official, config_official},
     {"seed", OPT_LT | OPT_NC, show_seed, config_seed},
+    {"canary_fraction", OPT_LT, show_canary_fraction, config_canary_fraction},
     {"congestors", OPT_LT, show_congestors, config_congestors},
     {"congestor_measurements", OPT_LT, show_congestor_loops, config_congestor_measurements},
     {"congestor_iterations", OPT_NC, show_congestor_iterations, config_congestor_iterations},

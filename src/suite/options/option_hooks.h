@@ -1,7 +1,7 @@
 /* What the run resolved, printed and recorded in an option's place (or
  * in the place of a record key that is no option): the seed, the kernels
- * and their loops, the nodes, the paths, the bursts. option_report.c
- * writes every other key from its row. */
+ * and their loops, the nodes, the paths, the bursts, the canary share of
+ * an MPMD launch. option_report.c writes every other key from its row. */
 #ifndef GPCNET_OPTION_HOOKS_H
 #define GPCNET_OPTION_HOOKS_H
 

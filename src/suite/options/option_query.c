@@ -1,13 +1,17 @@
 /* What the rest of the option code asks of the rows (option_table.h): the
  * keys of the three records in their order, a row by name, key or
  * program, and a row's value in options_t (its place, whether it
- * differs from the default). Apart from option_table.c so that the
- * table itself stays one list of rows. */
+ * differs from the default, its settings line and config entry by its
+ * type). Apart from option_table.c so that the table itself stays one
+ * list of rows. */
 #include "suite/options/option_table.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "suite/options/option_burst.h"
 
 static int place(opt_at_t at, opt_order_t which)
 {
@@ -125,5 +129,76 @@ int option_differs(const options_t *o, const opt_row_t *row)
         return ((const burst_sweep_t *)f)->n_on > 0;
     default:
         return 0;
+    }
+}
+
+/* "   time limit = 10 s per test": a row's value as its type prints it. */
+void option_settings_line(const opt_row_t *r, const options_t *o)
+{
+    const void *f = option_field(o, r);
+    printf("   %s = ", r->label);
+    switch (r->type) {
+    case OT_FLAG:
+        printf("%s", *(const int *)f ? "yes" : "no");
+        break;
+    case OT_INT:
+        printf("%d", *(const int *)f);
+        break;
+    case OT_LONG:
+        printf("%ld", *(const long *)f);
+        break;
+    case OT_U64:
+        printf("%llu", (unsigned long long)*(const uint64_t *)f);
+        break;
+    case OT_DOUBLE:
+        printf("%g", *(const double *)f);
+        break;
+    case OT_CHOICE:
+        printf("%s", (r->choice_text ? r->choice_text : r->choices)[*(const int *)f]);
+        break;
+    case OT_BURST_SWEEP:
+        option_burst_sweep_show(stdout, o);
+        break;
+    default:
+        printf("%s", (const char *)f);
+    }
+    printf("%s%s\n", r->unit ? r->unit : "", r->show_note ? r->show_note : "");
+}
+
+void option_config_entry(json_writer_t *w, const opt_row_t *r, const options_t *o,
+                         program_t program)
+{
+    const void *f = option_field(o, r);
+    if (!(r->config & option_program_bit(program)) ||
+        ((r->config_set || r->config_null == CONFIG_NULL_AT_DEFAULT) &&
+         !option_differs(o, r))) {
+        if (r->config_null)
+            jw_null(w, r->key);
+        return;
+    }
+    switch (r->type) {
+    case OT_FLAG:
+        jw_bool(w, r->key, *(const int *)f);
+        break;
+    case OT_INT:
+        jw_int(w, r->key, *(const int *)f);
+        break;
+    case OT_LONG:
+        jw_int(w, r->key, *(const long *)f);
+        break;
+    case OT_U64:
+        jw_int(w, r->key, (long long)*(const uint64_t *)f);
+        break;
+    case OT_DOUBLE:
+        jw_number(w, r->key, *(const double *)f);
+        break;
+    case OT_CHOICE:
+        jw_string(w, r->key, r->choices[*(const int *)f]);
+        break;
+    case OT_BURST_SWEEP:
+        option_burst_sweep_json(w, r->key, o);
+        break;
+    default:
+        jw_string(w, r->key, (const char *)f);
     }
 }

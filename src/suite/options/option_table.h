@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "infra/json_writer.h"
 #include "infra/option_row.h"
 #include "suite/options/options.h"
 
@@ -80,5 +81,13 @@ void *option_field(const options_t *o, const opt_row_t *row);
  * has the keyword as its default (--seed time: rank 0's clock), so any
  * value given differs. */
 int option_differs(const options_t *o, const opt_row_t *row);
+/* The settings line of row, its value in o as its type prints it
+ * ("   time limit = 10 s per test", stdout). */
+void option_settings_line(const opt_row_t *row, const options_t *o);
+/* The config entry of row in program's JSON: its value in o by its type,
+ * null or nothing where the row says so (.config, .config_set,
+ * .config_null). */
+void option_config_entry(json_writer_t *w, const opt_row_t *row, const options_t *o,
+                         program_t program);
 
 #endif
