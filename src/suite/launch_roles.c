@@ -153,7 +153,7 @@ void launch_roles_json(json_writer_t *w, const run_t *run, const void *ctx)
         jw_int(w, "applications", 2);
         jw_int(w, "canary_nodes", launch.n_canary);
         jw_int(w, "congestor_nodes", launch.n_congestor);
-        jw_number(w, "canary_share", (double)launch.n_canary / run->env.nodes.n_nodes);
+        jw_number(w, "canary_share", launch_roles_canary_share(run));
         const char *const roles[] = {"canaries", "congestors"};
         launch_env_json(w, &run->env.nodes, roles);
     } else {
