@@ -54,3 +54,11 @@ def test_mpmd_launch_gives_each_role_its_class(six, tmp_path):
         mine, other = ("1", "0") if h <= 2 else ("0", "1")
         assert classes[mine]["bytes"] > 1_000_000 and classes[other]["bytes"] < classes[mine]["bytes"] / 10, \
             (h, classes)
+    # A star: every packet leaves the switch by one port, so each class's
+    # bytes over the switch's ports are the bytes its role's hosts sent
+    # (their NICs' counters; ARP, unmarked, is class 0 from either role).
+    sent = {int(k.split("/")[0][4:]): v["bytes"] for k, v in ports.items() if v["tier"] == "host"}
+    for cls, role_hosts in (("1", (1, 2)), ("0", (3, 4, 5, 6))):
+        by_role = sum(sent[h] for h in role_hosts)
+        in_class = sum(c[cls]["bytes"] for c in to_host.values())
+        assert abs(in_class - by_role) <= 0.01 * by_role + 20_000, (cls, in_class, by_role)
