@@ -46,18 +46,16 @@ int launch_apps_check(MPI_Comm world, const char *program, int argc, char **argv
     return (int)m[0] + 1;
 }
 
-int launch_roles_init(run_t *run)
+int launch_roles_init(run_t *run, int apps)
 {
-    int apps_max = my_appnum(run->env.world);
-    MPI_Allreduce(MPI_IN_PLACE, &apps_max, 1, MPI_INT, MPI_MAX, run->env.world);
-    if (apps_max <= 0)
+    if (apps <= 1)
         return 0;
     const char *prog = "network_load_test";
-    if (apps_max > 1)
+    if (apps > 2)
         exit_all(2,
                  "%s: the launch has %d applications; roles from the launch take two (application "
                  "0 runs canaries, application 1 congestors): launch '-np A %s ... : -np B %s ...'\n",
-                 prog, apps_max + 1, prog, prog);
+                 prog, apps, prog, prog);
     if (run->env.opt.canary_fraction_given)
         exit_all(2,
                  "%s: --canary-fraction and an MPMD launch both choose the canaries; drop "

@@ -20,13 +20,15 @@
 int launch_apps_check(MPI_Comm world, const char *program, int argc, char **argv);
 
 /* Collective over world, load test, in run_init (after the nodes are
- * known, before the output directory is made). With one application
- * nothing happens and 0 is returned. Otherwise checks the launch against
- * the rules of the draw (whole nodes per role, 2 canary nodes and 2 nodes
- * per congestor, no --canary-fraction, no --placement colocated), refusing
- * with one line and exit 2, and returns 1: launch_roles_placement then
- * places every repetition. */
-int launch_roles_init(run_t *run);
+ * known, before the output directory is made). apps: how many
+ * applications the launch has (launch_apps_check's answer, the same on
+ * every rank). With one application nothing happens and 0 is returned.
+ * Otherwise checks the launch against the rules of the draw (whole nodes
+ * per role, 2 canary nodes and 2 nodes per congestor, no
+ * --canary-fraction, no --placement colocated), refusing with one line
+ * and exit 2, and returns 1: launch_roles_placement then places every
+ * repetition. */
+int launch_roles_init(run_t *run, int apps);
 /* Collective over world: every rank's launch variables, per role (the
  * launch's two, or one group "all" under the draw), for the JSON. */
 void launch_roles_collect_env(run_t *run);

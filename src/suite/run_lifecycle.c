@@ -173,7 +173,7 @@ void run_init(run_t *run, program_t program, int *argc, char ***argv)
     /* An MPMD launch's roles are checked before the output directory is
      * made: a refused launch leaves nothing behind (launch_roles.h). */
     if (program == PROGRAM_NETWORK_LOAD_TEST) {
-        launch_roles_init(run);
+        launch_roles_init(run, launch_apps);
         congestor_job_init(run); /* --congestor-job-start: refused before, too */
     }
     output_checks_run(run);
