@@ -96,7 +96,7 @@ def check_same_placement(shared_doc: dict, own_doc: dict) -> None:
 def class_variables(doc: dict) -> str:
     """The launch variables a run's ranks saw, per role ("canaries:
     GPCNET_TRAFFIC_CLASS=1 (2 nodes)"), or for roles drawn after start-up
-    for the whole job ("all: GPCNET_TRAFFIC_CLASS=1 (2 nodes), =0 (8
+    for the whole job ("all: GPCNET_TRAFFIC_CLASS=1 (2 nodes), 0 (8
     nodes)"); "none recorded" when no rank had one."""
     roles = doc.get("roles") if isinstance(doc.get("roles"), dict) else {}
     variables = roles.get("launch_variables") if isinstance(roles.get("launch_variables"), dict) else {}
