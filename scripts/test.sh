@@ -60,22 +60,18 @@ fi
 passed=0
 failed=0
 . scripts/stage-lib.sh
-count() { # stage name, log file: add the counts of the stage's summary line
-    local p f
-    read -r p f < <(stage_counts "$2")
-    passed=$((passed + p))
-    failed=$((failed + f))
-}
 stage_failed=0
 stage_result() { # name, log file, exit status, seconds: count and report a stage
-    count "$1" "$2"
+    local p f
+    read -r p f < <(stage_counts "$2")   # the stage's summary line
+    passed=$((passed + p))
+    failed=$((failed + f))
     echo "=== $1: $4 s"
     if [ "$3" -ne 0 ]; then
         echo "=== $1: FAILED (exit $3)"
         stage_failed=1
         # A stage that failed without a failed test counted (it died
         # before its summary, or only its exit said so) still counts.
-        local f; read -r _ f < <(stage_counts "$2")
         [ "$f" -gt 0 ] || failed=$((failed + 1))
     fi
 }
