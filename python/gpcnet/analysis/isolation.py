@@ -73,10 +73,17 @@ def _per_repetition(doc: dict, test: str, stat: str) -> list:
     return values
 
 
+# Both documents were checked against results.schema.json when read
+# (gpcnet.results_json.load): the members below have the types it gives.
+
 def _nodes(doc: dict, role: str) -> list:
-    placement = doc.get("placement") if isinstance(doc.get("placement"), dict) else {}
-    nodes = placement.get(role)
-    return sorted(str(n) for n in nodes) if isinstance(nodes, list) else []
+    return sorted((doc.get("placement") or {}).get(role) or [])
+
+
+def _shown(nodes: list) -> str:
+    if not nodes:
+        return "none recorded"
+    return ",".join(text_safe.name(n) for n in nodes[:8]) + (",..." if len(nodes) > 8 else "")
 
 
 def check_same_placement(shared_doc: dict, own_doc: dict) -> None:
@@ -85,12 +92,13 @@ def check_same_placement(shared_doc: dict, own_doc: dict) -> None:
     for role, what in (("canary_nodes", "canary"), ("congestor_nodes", "congestor")):
         a, b = _nodes(shared_doc, role), _nodes(own_doc, role)
         if a != b:
-            def show(nodes):
-                return ",".join(text_safe.name(n) for n in nodes[:8]) + (",..." if len(nodes) > 8 else "") \
-                    if nodes else "none recorded"
-            raise GpcnetError(f"--isolation: the two runs have different {what} nodes ({show(a)} in the first, "
-                              f"{show(b)} in the second); run both with the same --seed, hosts and launch, "
+            raise GpcnetError(f"--isolation: the two runs have different {what} nodes ({_shown(a)} in the first, "
+                              f"{_shown(b)} in the second); run both with the same --seed, hosts and launch, "
                               "changing only the canaries' class")
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
 def class_variables(doc: dict) -> str:
@@ -98,23 +106,14 @@ def class_variables(doc: dict) -> str:
     GPCNET_TRAFFIC_CLASS=1 (2 nodes)"), or for roles drawn after start-up
     for the whole job ("all: GPCNET_TRAFFIC_CLASS=1 (2 nodes), 0 (8
     nodes)"); "none recorded" when no rank had one."""
-    roles = doc.get("roles") if isinstance(doc.get("roles"), dict) else {}
-    variables = roles.get("launch_variables") if isinstance(roles.get("launch_variables"), dict) else {}
+    variables = (doc.get("roles") or {}).get("launch_variables", {})
     parts = []
     for role in ("canaries", "congestors", "all"):
-        per_var = variables.get(role)
-        if not isinstance(per_var, dict):
-            continue
         texts = []
-        for name, entry in sorted(per_var.items()):
-            values = entry.get("values") if isinstance(entry, dict) else None
-            if not isinstance(values, list) or not values:
-                continue
-            shown = [f"{text_safe.name(v.get('value'))} ({v.get('nodes')} node{'' if v.get('nodes') == 1 else 's'})"
-                     for v in values if isinstance(v, dict)]
-            unset = entry.get("unset_ranks")
-            if isinstance(unset, int) and unset > 0:
-                shown.append(f"unset ({unset} rank{'' if unset == 1 else 's'})")
+        for name, entry in sorted(variables.get(role, {}).items()):
+            shown = [f"{text_safe.name(v['value'])} ({_count(v['nodes'], 'node')})" for v in entry["values"]]
+            if entry["unset_ranks"]:
+                shown.append(f"unset ({_count(entry['unset_ranks'], 'rank')})")
             texts.append(f"{text_safe.name(name)}=" + ", ".join(shown))
         if texts:
             parts.append(f"{role}: " + "; ".join(texts))
