@@ -18,15 +18,8 @@ the logarithm a spread of factors has a MAD a slow node cannot hide in.
 The second condition keeps a tight, noisy matrix (tiny MAD) from naming
 cells a few percent low. It is applied
 
-1. to the nodes' row medians (send) and column medians (receive), among
-   the nodes: a node whose row or column stands out is a slow node. The
-   median, not the mean: a mean of bandwidths that spread by factors is
-   set by its largest cell, so on a few nodes one lucky fast cell moves a
-   healthy node's mean by a factor and the slow node hides in the spread
-   (on the 4-host testbed under load, node03's link at 0.25 % of its rate:
-   its column's z -3.2 from the means, -9.1 from the medians,
-   tests/python/test_all_pairs_view.py). Above the matrix cap the
-   document keeps each node's mean only, and it is judged by that;
+1. to the nodes' row means (send) and column means (receive), among the
+   nodes: a node whose row or column stands out is a slow node;
 2. to the cells, among all cells, with CELL_RATIO (2) in place of
    MIN_RATIO: an outlier cell neither of whose nodes is slow names a slow
    pair (both hosts). A matrix has N (N - 1) cells, so a floor of two
@@ -84,28 +77,18 @@ def _means(doc: dict, key: str) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in doc["all_pairs"][key]], dtype=float)
 
 
-def _medians(cells: np.ndarray, axis: int) -> np.ndarray:
-    """The median of each row (axis 1) or column (axis 0), NaN where it
-    holds no value."""
-    known = np.any(~np.isnan(cells), axis=axis)
-    out = np.full(cells.shape[0], np.nan)
-    out[known] = np.nanmedian(cells.compress(known, axis=1 - axis), axis=axis)
-    return out
-
-
 def assess(doc: dict) -> dict:
     """slow_nodes: [{node, name, send, recv}] (send/recv: whether its row /
-    column median, above the matrix cap its mean, stands out), slow_pairs: [{from, to, from_name, to_name, mib_s}],
+    column stands out), slow_pairs: [{from, to, from_name, to_name, mib_s}],
     named: the hosts behind them, in node order, and median_mib_s."""
     ap = doc["all_pairs"]
     label = names(doc)
     n = len(label)
+    send, recv = _means(doc, "send_mib_s"), _means(doc, "recv_mib_s")
     cells = matrix(doc)
     if cells is not None:
-        send, recv = _medians(cells, 1), _medians(cells, 0)
         median = float(np.nanmedian(cells)) if np.any(~np.isnan(cells)) else float("nan")
     else:
-        send, recv = _means(doc, "send_mib_s"), _means(doc, "recv_mib_s")
         median = float(np.nanmedian(recv)) if np.any(~np.isnan(recv)) else float("nan")
     result = {"slow_nodes": [], "slow_pairs": [], "named": [], "median_mib_s": median}
     if n < MIN_NODES:

@@ -36,13 +36,12 @@ def section_body(doc: dict, figs) -> Markup:
                 '<p class="note">After the tests, in each of N - 1 shifts every node sent {} messages '
                 'of {} bytes to the node k places on and received from the node k places back, all '
                 'nodes at once ({} nodes, one rank each, {} s); a cell is the bandwidth its receiver '
-                'saw, the median of {} repetitions. A node is named when its row (sending) or column '
-                '(receiving) is a low outlier among the nodes, by {}, a pair when its cell is one '
+                'saw, the median of {} repetitions. A node is named when its row mean (sending) or '
+                'column mean (receiving) is a low outlier among the nodes, a pair when its cell is one '
                 'among the cells and neither node is named: a modified z-score of the logarithm below -{} '
                 'and at most 1/{} of the median for a node, 1/{} for a cell (median {} MiB/s).</p>',
                 _named(verdict), _node_rows(verdict), pairs, ap["messages"], ap["bytes"], len(label),
-                number_text.fixed(ap["wall_s"], 2), ap.get("repetitions", 1),
-                "its median" if all_pairs.matrix(doc) is not None else "its mean", all_pairs.THRESHOLD,
+                number_text.fixed(ap["wall_s"], 2), ap.get("repetitions", 1), all_pairs.THRESHOLD,
                 all_pairs.MIN_RATIO, all_pairs.CELL_RATIO, number_text.fixed(verdict["median_mib_s"], 1))
     slowest = join(fmt('<tr><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td></tr>',
                        label[p["from"]] if p["from"] < len(label) else p["from"],
